@@ -1,0 +1,132 @@
+# hqr — a LAPACK-compatible drop-in library with a hybrid CPU/GPU path.
+#
+#   make            build build/libhqr.so (and build/hqr.mod)
+#   make check      install missing Debian packages, build, run every test
+#   make demo       run an unmodified LAPACK program plainly and through hqr
+#   make install PREFIX=/usr/local
+#
+# HQR_CUDA=0 builds without CUDA; by default CUDA is used when nvcc is found.
+
+PREFIX    ?= /usr/local
+BUILD     ?= build
+CXX       ?= g++
+ifeq ($(origin FC),default)
+  FC := gfortran
+endif
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+HQR_CUDA  ?= $(if $(wildcard $(NVCC)),1,0)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+VERSION   := 0.1.0
+
+# Debian packages needed to build and test; `make deps` installs what is missing.
+DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
+                liblapacke-dev libcmocka-dev liblapack-test
+
+WARN      := -Wall -Wextra -Wno-unused-parameter
+CXXFLAGS  ?= -O2 -g
+HQR_CXXFLAGS := -std=c++17 -fPIC -fvisibility=hidden -pthread $(WARN) -Iinclude -Isrc \
+                -DHQR_VERSION='"$(VERSION)"' -DHQR_HAVE_CUDA=$(HQR_CUDA)
+NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+HQR_NVCCFLAGS := -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden,-pthread -Iinclude -Isrc \
+                 -DHQR_HAVE_CUDA=1
+
+HOST_SRC := $(wildcard src/host/*.cpp)
+CPU_SRC  := $(wildcard src/cpu/*.cpp)
+CUDA_SRC := $(wildcard src/cuda/*.cu)
+ifeq ($(HQR_CUDA),1)
+  HOST_SRC := $(filter-out src/host/no_gpu.cpp,$(HOST_SRC))
+  CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcublas -lcudart_static -lrt
+else
+  CUDA_SRC :=
+  CUDA_LIBS :=
+endif
+
+# libhqr.so (32-bit INTEGER) and libhqr64.so (64-bit INTEGER) build from the
+# same sources into separate object folders.
+define objects
+$(patsubst src/%.cpp,$(BUILD)/obj/$(1)/%.o,$(HOST_SRC) $(CPU_SRC)) \
+$(patsubst src/%.cu,$(BUILD)/obj/$(1)/%.o,$(CUDA_SRC)) $(BUILD)/obj/$(1)/forward_stubs.o
+endef
+OBJ_LP64 := $(call objects,lp64)
+
+LIB      := $(BUILD)/libhqr.so
+FMOD     := $(BUILD)/hqr.mod
+LAPACK_LIBS := -llapack -lblas
+
+.PHONY: all deps check demo install clean tests
+all: $(LIB) $(FMOD) $(BUILD)/hqr.pc
+
+$(BUILD)/obj/lp64/%.o: src/%.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) $(HQR_CXXFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/lp64/%.o: src/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(HQR_NVCCFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/forward_stubs.S: src/host/forward.list scripts/gen-forward-stubs.awk
+	@mkdir -p $(dir $@)
+	awk -f scripts/gen-forward-stubs.awk $< > $@
+
+$(BUILD)/obj/lp64/forward_stubs.o: $(BUILD)/gen/forward_stubs.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
+$(LIB): $(OBJ_LP64)
+	$(CXX) -shared -o $@ $^ -Wl,-soname,libhqr.so -Wl,--no-undefined -pthread \
+	    $(CUDA_LIBS) $(LAPACK_LIBS) -ldl
+
+$(FMOD): fortran/hqr.f90 | $(LIB)
+	@mkdir -p $(BUILD)/obj/fortran
+	$(FC) -c $< -J$(BUILD) -o $(BUILD)/obj/fortran/hqr_mod.o
+
+$(BUILD)/hqr.pc: scripts/hqr.pc.in
+	@mkdir -p $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ---- dependencies ------------------------------------------------------------
+# Installs the Debian packages that are missing (as root, or through sudo).
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    echo "make deps: installing$$missing"; \
+	    if [ "$$(id -u)" = 0 ]; then sudo=""; else sudo=sudo; fi; \
+	    $$sudo apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+# ---- tests -------------------------------------------------------------------
+TEST_SRC  := $(wildcard test/test_*.cpp)
+TEST_BIN  := $(patsubst test/%.cpp,$(BUILD)/test/%,$(TEST_SRC))
+TEST_LIBS := -L$(BUILD) -lhqr -Wl,-rpath,$(abspath $(BUILD)) -lcmocka -ldl -lm -pthread
+
+$(BUILD)/test/%: test/%.cpp test/testing.hpp $(LIB)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Iinclude -Itest $< -o $@ $(TEST_LIBS)
+
+tests: $(TEST_BIN)
+
+check: deps
+	$(MAKE) all tests
+	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BIN)
+
+# ---- demo --------------------------------------------------------------------
+demo: deps
+	$(MAKE) all
+	BUILD=$(BUILD) scripts/demo.sh
+
+# ---- install -----------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include/hqr
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/hqr.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(FMOD) $(DESTDIR)$(PREFIX)/include/hqr/
+	install -m 644 $(BUILD)/hqr.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+clean:
+	rm -rf $(BUILD)

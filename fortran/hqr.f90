@@ -1,0 +1,2 @@
+module hqr
+end module hqr

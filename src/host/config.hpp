@@ -1,0 +1,21 @@
+// Run-time settings: read once from the environment, changeable through the
+// hqr_set_* API. Every reader sees a consistent value without locking.
+#pragma once
+
+namespace hqr::config {
+
+constexpr int kDeviceAuto = -2;  // HQR_DEVICE unset: first GPU, if any
+constexpr int kDeviceNone = -1;  // HQR_DEVICE=none
+
+int device_request();  // HQR_DEVICE: ordinal, kDeviceNone or kDeviceAuto
+long gpu_min_n();      // HQR_GPU_MIN_N; negative: use the calibrated crossover
+int nb();              // HQR_NB; 0: each routine's default
+int cpu_threads();     // HQR_CPU_THREADS; 0: all cores
+bool verbose();        // HQR_VERBOSE
+
+void set_device_request(int ordinal);
+void set_gpu_min_n(long n);
+void set_nb(int nb);
+void set_verbose(bool on);
+
+}  // namespace hqr::config

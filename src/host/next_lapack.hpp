@@ -1,0 +1,104 @@
+// The next LAPACK/BLAS in the link order (the system's, normally OpenBLAS):
+// where hqr sends every call it runs on the CPU, and every symbol it does not
+// implement (forward.cpp). Never resolves back into hqr itself.
+#pragma once
+
+#include <cstddef>
+
+#include "common.hpp"
+
+namespace hqr {
+
+// Address of `name` (a Fortran symbol such as "dpotrf_") in the next library,
+// or nullptr. Thread-safe; the libraries are opened once.
+void *next_symbol(const char *name);
+
+// A human-readable description of where next_symbol looks ("RTLD_NEXT", or
+// the path of HQR_LAPACK), for HQR_VERBOSE and the demo.
+const char *next_library_description();
+
+namespace next {
+
+// Resolves the next library's `<letter><base>_` once per (routine, type) and
+// returns it typed. A missing symbol in the system LAPACK is fatal, as it
+// would be for the dynamic linker.
+void *require(const char *name);
+template <class F, class T> F *fn(const char *base) {
+  char name[32];
+  name[0] = Prec<T>::letter;
+  std::size_t i = 0;
+  for (; base[i] && i + 2 < sizeof name; ++i) name[i + 1] = base[i];
+  name[i + 1] = '_';
+  name[i + 2] = '\0';
+  return reinterpret_cast<F *>(require(name));
+}
+
+// One wrapper per routine. Hidden string lengths are passed as 1: only the
+// first character is significant.
+template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
+  using F = void(const char *, const lint *, T *, const lint *, lint *, std::size_t);
+  static F *const f = fn<F, T>("potrf");
+  f(uplo, n, a, lda, info, 1);
+}
+template <class T> void potri(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
+  using F = void(const char *, const lint *, T *, const lint *, lint *, std::size_t);
+  static F *const f = fn<F, T>("potri");
+  f(uplo, n, a, lda, info, 1);
+}
+template <class T> void lauum(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
+  using F = void(const char *, const lint *, T *, const lint *, lint *, std::size_t);
+  static F *const f = fn<F, T>("lauum");
+  f(uplo, n, a, lda, info, 1);
+}
+template <class T> void trtri(const char *uplo, const char *diag, const lint *n, T *a, const lint *lda, lint *info) {
+  using F = void(const char *, const char *, const lint *, T *, const lint *, lint *, std::size_t, std::size_t);
+  static F *const f = fn<F, T>("trtri");
+  f(uplo, diag, n, a, lda, info, 1, 1);
+}
+template <class T>
+void potrs(const char *uplo, const lint *n, const lint *nrhs, const T *a, const lint *lda, T *b, const lint *ldb,
+           lint *info) {
+  using F = void(const char *, const lint *, const lint *, const T *, const lint *, T *, const lint *, lint *,
+                 std::size_t);
+  static F *const f = fn<F, T>("potrs");
+  f(uplo, n, nrhs, a, lda, b, ldb, info, 1);
+}
+template <class T>
+void posv(const char *uplo, const lint *n, const lint *nrhs, T *a, const lint *lda, T *b, const lint *ldb, lint *info) {
+  using F = void(const char *, const lint *, const lint *, T *, const lint *, T *, const lint *, lint *, std::size_t);
+  static F *const f = fn<F, T>("posv");
+  f(uplo, n, nrhs, a, lda, b, ldb, info, 1);
+}
+template <class T>
+void geqrf(const lint *m, const lint *n, T *a, const lint *lda, T *tau, T *work, const lint *lwork, lint *info) {
+  using F = void(const lint *, const lint *, T *, const lint *, T *, T *, const lint *, lint *);
+  static F *const f = fn<F, T>("geqrf");
+  f(m, n, a, lda, tau, work, lwork, info);
+}
+// ormqr for real types, unmqr for complex: LAPACK's names differ.
+template <class T>
+void ormqr(const char *side, const char *trans, const lint *m, const lint *n, const lint *k, const T *a,
+           const lint *lda, const T *tau, T *c, const lint *ldc, T *work, const lint *lwork, lint *info) {
+  using F = void(const char *, const char *, const lint *, const lint *, const lint *, const T *, const lint *,
+                 const T *, T *, const lint *, T *, const lint *, lint *, std::size_t, std::size_t);
+  static F *const f = fn<F, T>(is_complex<T> ? "unmqr" : "ormqr");
+  f(side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork, info, 1, 1);
+}
+template <class T>
+void orgqr(const lint *m, const lint *n, const lint *k, T *a, const lint *lda, const T *tau, T *work,
+           const lint *lwork, lint *info) {
+  using F = void(const lint *, const lint *, const lint *, T *, const lint *, const T *, T *, const lint *, lint *);
+  static F *const f = fn<F, T>(is_complex<T> ? "ungqr" : "orgqr");
+  f(m, n, k, a, lda, tau, work, lwork, info);
+}
+template <class T>
+void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *a, const lint *lda, T *b,
+          const lint *ldb, T *work, const lint *lwork, lint *info) {
+  using F = void(const char *, const lint *, const lint *, const lint *, T *, const lint *, T *, const lint *, T *,
+                 const lint *, lint *, std::size_t);
+  static F *const f = fn<F, T>("gels");
+  f(trans, m, n, nrhs, a, lda, b, ldb, work, lwork, info, 1);
+}
+
+}  // namespace next
+}  // namespace hqr

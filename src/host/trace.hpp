@@ -1,0 +1,41 @@
+// HQR_VERBOSE=1: one line per call on stderr, written when the call returns:
+//   hqr: dpotrf uplo=L n=500 lda=512 path=cpu time=0.00123s 34.0 GFLOP/s
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+
+#include "common.hpp"
+
+namespace hqr {
+
+class Trace {
+ public:
+  // `flops` uses LAPACK's operation counts (flops.hpp).
+  Trace(const RoutineName &name, double flops);
+  ~Trace();
+  Trace(const Trace &) = delete;
+  Trace &operator=(const Trace &) = delete;
+
+  bool on() const { return on_; }
+  // printf-style description of the arguments ("uplo=L n=500 lda=512").
+  template <class... A> void args(const char *fmt, A... a) {
+    if (on_) std::snprintf(args_, sizeof args_, fmt, a...);
+  }
+  // Which path ran and, when it is not the preferred one, why.
+  void path(const char *path, const char *why = nullptr) {
+    path_ = path;
+    why_ = why;
+  }
+
+ private:
+  bool on_;
+  char name_[24];
+  double flops_;
+  char args_[160] = "";
+  const char *path_ = "cpu";
+  const char *why_ = nullptr;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace hqr
