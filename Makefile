@@ -51,6 +51,7 @@ OBJ_LP64 := $(call objects,lp64)
 
 LIB      := $(BUILD)/libhqr.so
 FMOD     := $(BUILD)/hqr.mod
+FOBJ     := $(BUILD)/obj/fortran/hqr_mod.o
 LAPACK_LIBS := -llapack -lblas
 
 .PHONY: all deps check demo install clean tests
@@ -72,13 +73,15 @@ $(BUILD)/obj/lp64/forward_stubs.o: $(BUILD)/gen/forward_stubs.S
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
-$(LIB): $(OBJ_LP64)
-	$(CXX) -shared -o $@ $^ -Wl,-soname,libhqr.so -Wl,--no-undefined -pthread \
-	    $(CUDA_LIBS) $(LAPACK_LIBS) -ldl
+# The Fortran module's object carries hqr_version()/hqr_device_name() for
+# `use hqr` callers, so it goes into the library too.
+$(LIB): $(OBJ_LP64) $(FOBJ) src/host/exports.map
+	$(CXX) -shared -o $@ $(OBJ_LP64) $(FOBJ) -Wl,-soname,libhqr.so -Wl,--no-undefined -Wl,--version-script=src/host/exports.map -pthread \
+	    $(CUDA_LIBS) -Wl,--no-as-needed $(LAPACK_LIBS) -Wl,--as-needed -lgfortran -ldl
 
-$(FMOD): fortran/hqr.f90 | $(LIB)
+$(FOBJ) $(FMOD) &: fortran/hqr.f90
 	@mkdir -p $(BUILD)/obj/fortran
-	$(FC) -c $< -J$(BUILD) -o $(BUILD)/obj/fortran/hqr_mod.o
+	$(FC) -O2 -fPIC -c $< -J$(BUILD) -o $(FOBJ)
 
 $(BUILD)/hqr.pc: scripts/hqr.pc.in
 	@mkdir -p $(BUILD)

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -73,28 +74,17 @@ template <class T> Matrix<T> random_matrix(lint m, lint n, lint ld = 0) {
   return a;
 }
 
-// Hermitian positive definite: B*B^H + n*I, well conditioned.
-template <class T> Matrix<T> random_hpd(lint n, lint ld = 0) {
-  Matrix<T> b = random_matrix<T>(n, n);
-  Matrix<T> a = random_matrix<T>(n, n, ld);
-  for (lint j = 0; j < n; ++j)
-    for (lint i = 0; i < n; ++i) {
-      T s = 0;
-      for (lint k = 0; k < n; ++k) s += b(i, k) * std::conj(b(j, k));
-      a(i, j) = s;
-    }
-  for (lint i = 0; i < n; ++i) a(i, i) = T(std::real(a(i, i)) + real_t<T>(n));
-  return a;
-}
 
-template <class T> double norm_one(const Matrix<T> &a) {  // max column sum
+template <class T> double norm_one(const Matrix<T> &a) {  // max column sum; NaN if any entry is NaN
   double r = 0;
+  bool nan = false;
   for (lint j = 0; j < a.n; ++j) {
     double s = 0;
-    for (lint i = 0; i < a.m; ++i) s += std::abs(a(i, j));
+    for (lint i = 0; i < a.m; ++i) s += std::abs(std::complex<double>(a(i, j)));
+    if (std::isnan(s)) nan = true;
     r = std::max(r, s);
   }
-  return r;
+  return nan ? std::numeric_limits<double>::quiet_NaN() : r;
 }
 template <class T> double norm_fro(const Matrix<T> &a) {
   double s = 0;
@@ -129,10 +119,251 @@ template <class T> Matrix<T> multiply(const Matrix<T> &a, char opa, const Matrix
 // INFO and results with. Its internal calls may still pass through hqr's
 // exports; that is fine for INFO, which hqr must reproduce anyway.
 inline void *reference_symbol(const char *name) {
-  static void *h = dlopen("/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3", RTLD_NOW | RTLD_LOCAL);
+  static void *h = dlopen(std::getenv("HQR_REFERENCE_LAPACK") ? std::getenv("HQR_REFERENCE_LAPACK")
+                                                           : "/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3",
+                          RTLD_NOW | RTLD_LOCAL);
   void *p = h ? dlsym(h, name) : nullptr;
   if (!p) fail_msg("reference LAPACK has no %s", name);
   return p;
+}
+
+// Complex conjugate that stays in T (std::conj of a real is complex).
+template <class T> T cj(const T &x) {
+  if constexpr (is_complex_v<T>) return std::conj(x);
+  else return x;
+}
+
+// ---- BLAS for the tests' own products ------------------------------------
+// Resolved through the dynamic symbol table: hqr forwards every BLAS symbol
+// to the system library, so O(n^3) residuals cost milliseconds, not seconds.
+template <class T> constexpr char prefix() {
+  if constexpr (std::is_same_v<T, float>) return 's';
+  else if constexpr (std::is_same_v<T, double>) return 'd';
+  else if constexpr (std::is_same_v<T, std::complex<float>>) return 'c';
+  else return 'z';
+}
+inline void *blas_symbol(const char *name) {
+  void *p = dlsym(RTLD_DEFAULT, name);
+  if (!p) fail_msg("no BLAS symbol %s", name);
+  return p;
+}
+// C = alpha*op(A)*op(B) + beta*C; op is 'N', 'T' or 'C'.
+template <class T>
+void gemm(char ta, char tb, lint m, lint n, lint k, T alpha, const T *a, lint lda, const T *b, lint ldb, T beta,
+          T *c, lint ldc) {
+  using F = void(const char *, const char *, const lint *, const lint *, const lint *, const T *, const T *,
+                 const lint *, const T *, const lint *, const T *, T *, const lint *, size_t, size_t);
+  static F *const f = [] {
+    char name[] = "?gemm_";
+    name[0] = prefix<T>();
+    return reinterpret_cast<F *>(blas_symbol(name));
+  }();
+  if (m == 0 || n == 0) return;
+  f(&ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+}
+// op(A)*op(B) as a fresh matrix.
+template <class T> Matrix<T> product(const Matrix<T> &a, char opa, const Matrix<T> &b, char opb) {
+  const lint m = opa == 'N' ? a.m : a.n, k = opa == 'N' ? a.n : a.m;
+  const lint n = opb == 'N' ? b.n : b.m;
+  Matrix<T> c(m, n);
+  std::fill(c.data.begin(), c.data.end(), T(0));
+  gemm<T>(opa, opb, m, n, k, T(1), a.data.data(), a.ld, b.data.data(), b.ld, T(0), c.ptr(), c.ld);
+  return c;
+}
+// C := C - op(A)*op(B)
+template <class T> void subtract_product(Matrix<T> &c, const Matrix<T> &a, char opa, const Matrix<T> &b, char opb) {
+  const lint k = opa == 'N' ? a.n : a.m;
+  gemm<T>(opa, opb, c.m, c.n, k, T(-1), a.data.data(), a.ld, b.data.data(), b.ld, T(1), c.ptr(), c.ld);
+}
+
+// Leading m-by-n block, tightly packed (drops padding).
+template <class T> Matrix<T> block(const Matrix<T> &a, lint m, lint n, lint i0 = 0, lint j0 = 0) {
+  Matrix<T> b(m, n);
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < m; ++i) b(i, j) = a(i0 + i, j0 + j);
+  return b;
+}
+template <class T> Matrix<T> identity(lint n) {
+  Matrix<T> e(n, n);
+  std::fill(e.data.begin(), e.data.end(), T(0));
+  for (lint i = 0; i < n; ++i) e(i, i) = T(1);
+  return e;
+}
+// The uplo triangle of a's leading n-by-n block, zeros elsewhere; diag 'U'
+// puts ones on the diagonal (LAPACK's unit triangle).
+template <class T> Matrix<T> triangle(const Matrix<T> &a, char uplo, char diag = 'N') {
+  const lint n = a.n;
+  Matrix<T> t(n, n);
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < n; ++i) {
+      const bool in = uplo == 'U' ? i <= j : i >= j;
+      t(i, j) = in ? a(i, j) : T(0);
+    }
+  if (diag == 'U')
+    for (lint i = 0; i < n; ++i) t(i, i) = T(1);
+  return t;
+}
+// Upper trapezoid of an m-by-n matrix (R of a QR factorization).
+template <class T> Matrix<T> upper_trapezoid(const Matrix<T> &a) {
+  Matrix<T> r(a.m, a.n);
+  for (lint j = 0; j < a.n; ++j)
+    for (lint i = 0; i < a.m; ++i) r(i, j) = i <= j ? a(i, j) : T(0);
+  return r;
+}
+// Full Hermitian matrix from the uplo triangle of a's leading n-by-n block.
+template <class T> Matrix<T> hermitian(const Matrix<T> &a, char uplo) {
+  const lint n = a.n;
+  Matrix<T> h(n, n);
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < n; ++i) {
+      const bool in = uplo == 'U' ? i <= j : i >= j;
+      h(i, j) = in ? a(i, j) : cj(a(j, i));
+    }
+  return h;
+}
+
+// Hermitian positive definite: B*B^H + n*I, well conditioned, exactly
+// Hermitian with a real diagonal. Padding rows (ld > n) are random.
+template <class T> Matrix<T> random_hpd(lint n, lint ld = 0) {
+  Matrix<T> b = random_matrix<T>(n, n);
+  Matrix<T> a = random_matrix<T>(n, n, ld);
+  gemm<T>('N', 'C', n, n, n, T(1), b.ptr(), b.ld, b.ptr(), b.ld, T(0), a.ptr(), a.ld);
+  for (lint j = 0; j < n; ++j) {
+    for (lint i = 0; i < j; ++i) a(i, j) = cj(a(j, i));
+    a(j, j) = T(std::real(a(j, j)) + real_t<T>(n));
+  }
+  return a;
+}
+
+// Bytes of every entry of `after` for which keep(i, j) holds (padding rows
+// i >= m always) equal those of `before`. Returns false and the first
+// differing (i, j) otherwise.
+template <class T, class Keep>
+bool unchanged_where(const Matrix<T> &before, const Matrix<T> &after, Keep keep, lint *bi = nullptr,
+                     lint *bj = nullptr) {
+  for (lint j = 0; j < std::max<lint>(before.n, 1); ++j)
+    for (lint i = 0; i < before.ld; ++i) {
+      if (i < before.m && j < before.n && !keep(i, j)) continue;
+      if (std::memcmp(&before(i, j), &after(i, j), sizeof(T)) != 0) {
+        if (bi) *bi = i;
+        if (bj) *bj = j;
+        return false;
+      }
+    }
+  return true;
+}
+template <class T> bool same_bytes(const Matrix<T> &a, const Matrix<T> &b) {
+  return a.data.size() == b.data.size() && std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(T)) == 0;
+}
+template <class T> bool same_bytes(const std::vector<T> &a, const std::vector<T> &b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// ---- hqr's routines (and the reference's) called from templates ---------
+// Lib::ref calls the same routine in the reference LAPACK (reference_symbol).
+enum class Lib { hqr, ref };
+
+template <class T>
+using lapack_t = std::conditional_t<
+    std::is_same_v<T, std::complex<float>>, lapack_complex_float,
+    std::conditional_t<std::is_same_v<T, std::complex<double>>, lapack_complex_double, T>>;
+template <class T> lapack_t<T> *lp(T *p) { return reinterpret_cast<lapack_t<T> *>(p); }
+template <class T> const lapack_t<T> *lp(const T *p) { return reinterpret_cast<const lapack_t<T> *>(p); }
+
+template <class T, class S, class D, class C, class Z> constexpr auto pick(S s, D d, C c, Z z) {
+  if constexpr (std::is_same_v<T, float>) return s;
+  else if constexpr (std::is_same_v<T, double>) return d;
+  else if constexpr (std::is_same_v<T, std::complex<float>>) return c;
+  else return z;
+}
+// LAPACK's base names: ormqr/orgqr for real types, unmqr/ungqr for complex.
+template <class T> const char *mqr_base() { return is_complex_v<T> ? "unmqr" : "ormqr"; }
+template <class T> const char *gqr_base() { return is_complex_v<T> ? "ungqr" : "orgqr"; }
+// The transpose LAPACK accepts: 'T' for real types, 'C' for complex.
+template <class T> constexpr char trans_h() { return is_complex_v<T> ? 'C' : 'T'; }
+// The name XERBLA receives: "DPOTRF", "ZUNMQR".
+template <class T> std::string xerbla_name(const char *base) {
+  std::string s(1, prefix<T>());
+  s += base;
+  for (char &c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+template <class T, class F> F resolve(F own, Lib lib, const char *base) {
+  if (lib == Lib::hqr) return own;
+  std::string name = std::string(1, prefix<T>()) + base + "_";
+  return reinterpret_cast<F>(reference_symbol(name.c_str()));
+}
+// Real part of WORK(1) after a LWORK = -1 query.
+template <class T> lint work_size(const T &w) { return lint(std::real(w)); }
+
+template <class T> lint potrf(char uplo, lint n, T *a, lint lda, Lib lib = Lib::hqr) {
+  lint info = -999;
+  resolve<T>(pick<T>(spotrf_, dpotrf_, cpotrf_, zpotrf_), lib, "potrf")(&uplo, &n, lp(a), &lda, &info, 1);
+  return info;
+}
+template <class T> lint potri(char uplo, lint n, T *a, lint lda, Lib lib = Lib::hqr) {
+  lint info = -999;
+  resolve<T>(pick<T>(spotri_, dpotri_, cpotri_, zpotri_), lib, "potri")(&uplo, &n, lp(a), &lda, &info, 1);
+  return info;
+}
+template <class T> lint lauum(char uplo, lint n, T *a, lint lda, Lib lib = Lib::hqr) {
+  lint info = -999;
+  resolve<T>(pick<T>(slauum_, dlauum_, clauum_, zlauum_), lib, "lauum")(&uplo, &n, lp(a), &lda, &info, 1);
+  return info;
+}
+template <class T> lint trtri(char uplo, char diag, lint n, T *a, lint lda, Lib lib = Lib::hqr) {
+  lint info = -999;
+  resolve<T>(pick<T>(strtri_, dtrtri_, ctrtri_, ztrtri_), lib, "trtri")(&uplo, &diag, &n, lp(a), &lda, &info, 1, 1);
+  return info;
+}
+template <class T>
+lint potrs(char uplo, lint n, lint nrhs, const T *a, lint lda, T *b, lint ldb, Lib lib = Lib::hqr) {
+  lint info = -999;
+  resolve<T>(pick<T>(spotrs_, dpotrs_, cpotrs_, zpotrs_), lib, "potrs")(&uplo, &n, &nrhs, lp(a), &lda, lp(b), &ldb,
+                                                                        &info, 1);
+  return info;
+}
+template <class T> lint posv(char uplo, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, Lib lib = Lib::hqr) {
+  lint info = -999;
+  resolve<T>(pick<T>(sposv_, dposv_, cposv_, zposv_), lib, "posv")(&uplo, &n, &nrhs, lp(a), &lda, lp(b), &ldb, &info,
+                                                                   1);
+  return info;
+}
+template <class T> lint geqrf(lint m, lint n, T *a, lint lda, T *tau, T *work, lint lwork, Lib lib = Lib::hqr) {
+  lint info = -999;
+  resolve<T>(pick<T>(sgeqrf_, dgeqrf_, cgeqrf_, zgeqrf_), lib, "geqrf")(&m, &n, lp(a), &lda, lp(tau), lp(work),
+                                                                        &lwork, &info);
+  return info;
+}
+template <class T>
+lint orgqr(lint m, lint n, lint k, T *a, lint lda, const T *tau, T *work, lint lwork, Lib lib = Lib::hqr) {
+  lint info = -999;
+  resolve<T>(pick<T>(sorgqr_, dorgqr_, cungqr_, zungqr_), lib, gqr_base<T>())(&m, &n, &k, lp(a), &lda, lp(tau),
+                                                                              lp(work), &lwork, &info);
+  return info;
+}
+template <class T>
+lint ormqr(char side, char trans, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc, T *work,
+           lint lwork, Lib lib = Lib::hqr) {
+  lint info = -999;
+  resolve<T>(pick<T>(sormqr_, dormqr_, cunmqr_, zunmqr_), lib, mqr_base<T>())(
+      &side, &trans, &m, &n, &k, lp(a), &lda, lp(tau), lp(c), &ldc, lp(work), &lwork, &info, 1, 1);
+  return info;
+}
+template <class T>
+lint gels(char trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *work, lint lwork,
+          Lib lib = Lib::hqr) {
+  lint info = -999;
+  resolve<T>(pick<T>(sgels_, dgels_, cgels_, zgels_), lib, "gels")(&trans, &m, &n, &nrhs, lp(a), &lda, lp(b), &ldb,
+                                                                   lp(work), &lwork, &info, 1);
+  return info;
+}
+
+// Context of a failure, printed with it (sizes, uplo, ...).
+template <class... A> std::string context(const char *fmt, A... a) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, a...);
+  return buf;
 }
 
 // XERBLA as a test suite supplies it: record, do not print or stop.
@@ -166,4 +397,21 @@ extern "C" void xerbla_(const char *name, const lapack_int *info, size_t len) {
     assert_string_equal(testing::xerbla_log().name, (routine));      \
     assert_int_equal(testing::xerbla_log().info, (pos));             \
     testing::xerbla_reset();                                         \
+  } while (0)
+
+// A LAPACK-style test ratio must be below the threshold (NaN fails).
+// HQR_TEST_VERBOSE=1 prints every ratio.
+#define assert_ratio(ratio, ctx)                                                                        \
+  do {                                                                                                  \
+    const double r_ = (ratio);                                                                          \
+    if (std::getenv("HQR_TEST_VERBOSE"))                                                                \
+      print_message("%s: %s = %.3g\n", std::string(ctx).c_str(), #ratio, r_);                          \
+    if (!(r_ < testing::kThreshold))                                                                    \
+      fail_msg("%s: %s = %g, threshold %g", std::string(ctx).c_str(), #ratio, r_, testing::kThreshold); \
+  } while (0)
+// INFO must equal the expected value.
+#define assert_info(got, want, ctx)                                                                                  \
+  do {                                                                                                               \
+    const long g_ = (got), w_ = (want);                                                                              \
+    if (g_ != w_) fail_msg("%s: INFO %ld, expected %ld (%s)", std::string(ctx).c_str(), g_, w_, #want);             \
   } while (0)

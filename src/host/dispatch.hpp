@@ -5,14 +5,16 @@
 namespace hqr {
 
 enum class Path { cpu, gpu };
+enum class Routine { potrf };
 
 struct Decision {
   Path path;
   const char *why;  // why the CPU was chosen; nullptr when the GPU was
 };
 
-// `n` is the routine's characteristic size (the order for potrf, max(m, n)
-// for geqrf, ...).
-Decision choose_path(long n);
+// `n` is the routine's characteristic size (the order for potrf).
+Decision choose_path(Routine r, long n);
+// Routines that have no GPU path yet.
+inline Decision choose_path(long) { return {Path::cpu, "no GPU path for this routine yet"}; }
 
 }  // namespace hqr

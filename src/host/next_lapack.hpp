@@ -100,5 +100,16 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
   f(trans, m, n, nrhs, a, lda, b, ldb, work, lwork, info, 1);
 }
 
+// BLAS xHERK (xSYRK for real types): C = alpha*op(A)*op(A)**H + beta*C.
+template <class T>
+void herk(const char *uplo, const char *trans, const lint *n, const lint *k, typename Prec<T>::real alpha,
+          const T *a, const lint *lda, typename Prec<T>::real beta, T *c, const lint *ldc) {
+  using R = typename Prec<T>::real;
+  using F = void(const char *, const char *, const lint *, const lint *, const R *, const T *, const lint *,
+                 const R *, T *, const lint *, std::size_t, std::size_t);
+  static F *const f = fn<F, T>(is_complex<T> ? "herk" : "syrk");
+  f(uplo, trans, n, k, &alpha, a, lda, &beta, c, ldc, 1, 1);
+}
+
 }  // namespace next
 }  // namespace hqr

@@ -2,12 +2,44 @@
 // Contract (LAPACK 3.11): uplo 'U'/'L' (arg 1); n >= 0 (2); lda >= max(1,n) (4).
 // info > 0: the leading minor of that order is not positive definite; the
 // factorization stopped there, as LAPACK leaves it.
+#include <cmath>
+
+#include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
 #include "next_lapack.hpp"
 #include "trace.hpp"
 
 namespace hqr {
+
+namespace {
+// Reference LAPACK stops at the first NaN pivot (xPOTRF2 tests DISNAN);
+// OpenBLAS does not, but a NaN pivot leaves a NaN on the factor's diagonal
+// and the first one marks where LAPACK would have stopped.
+template <class T> void cpu_potrf(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
+  next::potrf(uplo, n, a, lda, info);
+  const lint last = *info > 0 ? *info - 1 : *n;
+  for (lint j = 0; j < last; ++j)
+    if (std::isnan(std::real(a[j + std::size_t(j) * *lda]))) {
+      *info = j + 1;
+      return;
+    }
+}
+
+// The GPU stopped after the first k columns of L (rows of U) were final in
+// the caller's array; the rest still holds the input. Left-looking from
+// there: A22 -= L21*L21**H, then factor A22.
+template <class T> void finish_on_cpu(bool upper, lint n, lint k, T *a, lint lda, lint *info) {
+  const lint m = n - k;
+  T *a22 = a + k + std::size_t(k) * lda;
+  if (upper)
+    next::herk<T>("U", "C", &m, &k, -1, a + std::size_t(k) * lda, &lda, 1, a22, &lda);
+  else
+    next::herk<T>("L", "N", &m, &k, -1, a + k, &lda, 1, a22, &lda);
+  cpu_potrf(upper ? "U" : "L", &m, a22, &lda, info);
+  if (*info > 0) *info += k;
+}
+}  // namespace
 
 template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
   const RoutineName name = routine_name<T>("POTRF");
@@ -26,9 +58,21 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
 
   Trace trace(name, flops::potrf<T>(*n));
   trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
-  const Decision d = choose_path(*n);
-  trace.path("cpu", d.why);
-  next::potrf(uplo, n, a, lda, info);
+  const bool upper = lsame(uplo, 'U');
+  const Decision d = choose_path(Routine::potrf, *n);
+  if (d.path == Path::gpu) {
+    const gpu::Result r = gpu::potrf(upper, *n, a, *lda);
+    if (r.ran) {
+      trace.path("gpu-hybrid");
+      *info = r.info;
+      return;
+    }
+    trace.path("cpu", r.why);
+    if (r.resume > 0) return finish_on_cpu(upper, *n, r.resume, a, *lda, info);
+  } else {
+    trace.path("cpu", d.why);
+  }
+  cpu_potrf(uplo, n, a, lda, info);
 }
 
 }  // namespace hqr

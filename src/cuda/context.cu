@@ -1,0 +1,144 @@
+#include "cuda/context.hpp"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+
+#include "host/config.hpp"
+
+namespace hqr::gpu {
+
+bool DeviceBuffer::reserve(std::size_t bytes) {
+  if (bytes <= bytes_) return true;
+  release();
+  if (!ok(cudaMalloc(&ptr_, bytes))) {
+    ptr_ = nullptr;
+    (void)cudaGetLastError();  // an allocation failure is not sticky
+    return false;
+  }
+  bytes_ = bytes;
+  return true;
+}
+
+void DeviceBuffer::release() {
+  if (ptr_) cudaFree(ptr_);
+  ptr_ = nullptr;
+  bytes_ = 0;
+}
+
+bool PinnedBuffer::reserve(std::size_t bytes) {
+  if (bytes <= bytes_) return true;
+  release();
+  if (!ok(cudaMallocHost(&ptr_, bytes))) {
+    ptr_ = nullptr;
+    (void)cudaGetLastError();
+    return false;
+  }
+  bytes_ = bytes;
+  return true;
+}
+
+void PinnedBuffer::release() {
+  if (ptr_) cudaFreeHost(ptr_);
+  ptr_ = nullptr;
+  bytes_ = 0;
+}
+
+namespace {
+
+// CUDA state does not survive fork(): a child must stay on the CPU.
+std::atomic<bool> forked_child{false};
+void mark_child() { forked_child.store(true); }
+
+// Why the context could not be created, for HQR_VERBOSE.
+char creation_error[160] = "";
+
+bool fail(const char *step, cudaError_t e = cudaGetLastError()) {
+  std::snprintf(creation_error, sizeof creation_error, "GPU context: %s failed (%s)", step, cudaGetErrorString(e));
+  return false;
+}
+
+bool create(Context &c, int device) {
+  c.device = device;
+  cudaDeviceProp prop{};
+  if (cudaError_t e = cudaSetDevice(device); !ok(e)) return fail("cudaSetDevice", e);
+  if (cudaError_t e = cudaGetDeviceProperties(&prop, device); !ok(e)) return fail("cudaGetDeviceProperties", e);
+  std::snprintf(c.name, sizeof c.name, "%s", prop.name);
+  c.total_memory = prop.totalGlobalMem;
+  if (!ok(cublasCreate(&c.blas))) return fail("cublasCreate");
+  if (!ok(cusolverDnCreate(&c.solver))) return fail("cusolverDnCreate");
+  for (cudaStream_t *s : {&c.compute_stream, &c.panel_stream, &c.upload_stream, &c.download_stream})
+    if (!ok(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking))) return fail("cudaStreamCreate");
+  if (!ok(cublasSetStream(c.blas, c.compute_stream)) || !ok(cusolverDnSetStream(c.solver, c.compute_stream)))
+    return fail("setting the library streams");
+  if (!c.staging_memory.reserve(2 * Context::kSlots * Context::kSlotBytes)) return fail("pinned staging");
+  char *p = static_cast<char *>(c.staging_memory.get());
+  for (int i = 0; i < Context::kSlots; ++i) {
+    c.upload_slots[i].host = p + i * Context::kSlotBytes;
+    c.download_slots[i].host = p + (Context::kSlots + i) * Context::kSlotBytes;
+    if (!ok(cudaEventCreateWithFlags(&c.upload_slots[i].dma_done, cudaEventDisableTiming)) ||
+        !ok(cudaEventCreateWithFlags(&c.download_slots[i].dma_done, cudaEventDisableTiming)))
+      return fail("cudaEventCreate");
+  }
+  return true;
+}
+
+int requested_device() {
+  const int req = config::device_request();
+  if (req == config::kDeviceNone || forked_child.load()) return -1;
+  int count = 0;
+  if (cudaError_t e = cudaGetDeviceCount(&count); !ok(e) || count <= 0) {
+    if (!ok(e)) fail("cudaGetDeviceCount", e);
+    return -1;
+  }
+  const int device = req == config::kDeviceAuto ? 0 : req;
+  return device < count ? device : -1;
+}
+
+}  // namespace
+
+const char *context_error() { return creation_error[0] ? creation_error : "no GPU"; }
+
+Context *context() {
+  static std::once_flag atfork_once;
+  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, mark_child); });
+  const int device = requested_device();
+  if (device < 0) return nullptr;
+  // One context per device, created once; a failed creation is not retried.
+  static constexpr int kMaxDevices = 16;
+  static Context *contexts[kMaxDevices] = {};
+  static bool failed[kMaxDevices] = {};
+  static std::mutex create_lock;
+  if (device >= kMaxDevices) return nullptr;
+  std::lock_guard<std::mutex> g(create_lock);
+  if (!contexts[device] && !failed[device]) {
+    auto *c = new Context;
+    if (create(*c, device)) {
+      contexts[device] = c;
+    } else {
+      failed[device] = true;
+      (void)cudaGetLastError();
+      // Leaked on purpose: half-created CUDA objects are not worth the risk
+      // of tearing down.
+    }
+  }
+  return contexts[device];
+}
+
+}  // namespace hqr::gpu
+
+namespace hqr {
+
+int serving_device() {
+  gpu::Context *c = gpu::context();
+  return c ? c->device : -1;
+}
+
+const char *serving_device_name() {
+  gpu::Context *c = gpu::context();
+  return c ? c->name : "none";
+}
+
+}  // namespace hqr

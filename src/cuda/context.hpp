@@ -1,0 +1,101 @@
+// The per-device state every GPU path shares: created on the first GPU call,
+// reused by every later one, never torn down while the process runs (the
+// driver reclaims it at exit). Holding `Context::lock` gives a call the
+// device's streams and buffers to itself.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <cstddef>
+#include <mutex>
+
+#include "host/copy_pool.hpp"
+
+namespace hqr::gpu {
+
+// Errors are values inside hqr: a failing CUDA call turns into `false` and
+// the caller falls back to the CPU.
+inline bool ok(cudaError_t e) { return e == cudaSuccess; }
+inline bool ok(cublasStatus_t s) { return s == CUBLAS_STATUS_SUCCESS; }
+inline bool ok(cusolverStatus_t s) { return s == CUSOLVER_STATUS_SUCCESS; }
+
+// Device memory that only grows: a call asks for what it needs and the
+// buffer is reused by every later call of that size or smaller.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() { release(); }
+  bool reserve(std::size_t bytes);
+  void release();
+  void *get() const { return ptr_; }
+
+ private:
+  void *ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Page-locked host memory, likewise grow-only.
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer &) = delete;
+  PinnedBuffer &operator=(const PinnedBuffer &) = delete;
+  ~PinnedBuffer() { release(); }
+  bool reserve(std::size_t bytes);
+  void release();
+  void *get() const { return ptr_; }
+  std::size_t size() const { return bytes_; }
+
+ private:
+  void *ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// A staging slot: a piece of pinned memory and the event that says when the
+// DMA that last used it has finished.
+struct StagingSlot {
+  void *host = nullptr;
+  cudaEvent_t dma_done = nullptr;
+};
+
+struct Context {
+  int device = -1;
+  char name[256] = "";
+  std::size_t total_memory = 0;
+
+  cublasHandle_t blas = nullptr;
+  cusolverDnHandle_t solver = nullptr;
+  cudaStream_t compute_stream = nullptr;  // updates, trsm, syrk
+  cudaStream_t panel_stream = nullptr;    // diagonal blocks to and from the CPU
+  cudaStream_t upload_stream = nullptr;   // caller's matrix in
+  cudaStream_t download_stream = nullptr; // results out
+
+  DeviceBuffer matrix;     // the operand (one copy)
+  DeviceBuffer workspace;  // O(n*nb) scratch
+  PinnedBuffer panel;      // the diagonal block the CPU factors
+
+  // Bounded pinned staging between the caller's pageable memory and the GPU.
+  static constexpr int kSlots = 6;
+  static constexpr std::size_t kSlotBytes = std::size_t(16) << 20;
+  PinnedBuffer staging_memory;
+  StagingSlot upload_slots[kSlots], download_slots[kSlots];
+
+  // Host threads that move pageable <-> pinned (one thread copies ~10 GB/s;
+  // several reach the link's rate).
+  CopyPool upload_copies{6}, download_copies{6};
+
+  std::mutex lock;
+};
+
+// The context of the serving device, created on first use; nullptr when no
+// GPU serves calls (none present, HQR_DEVICE=none, driver missing, creation
+// failed, or this process is the child of a fork after CUDA was used).
+Context *context();
+// Why context() returned nullptr.
+const char *context_error();
+
+}  // namespace hqr::gpu

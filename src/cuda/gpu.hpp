@@ -1,0 +1,26 @@
+// What the host side asks of the GPU side. Builds without CUDA link
+// src/host/no_gpu.cpp instead, where nothing ever runs on a GPU.
+#pragma once
+
+#include "host/common.hpp"
+
+namespace hqr::gpu {
+
+// Cheap: is a GPU there to serve calls (HQR_DEVICE, driver, not a fork child)?
+bool available();
+
+// The outcome of a GPU path. `ran` true: `info` is the routine's INFO.
+// `ran` false: the GPU could not finish (`why` says why); the caller's array
+// holds the input except for the first `resume` columns (routine-specific:
+// for potrf, columns of L already final), and the CPU path takes over there.
+struct Result {
+  bool ran;
+  lint info;
+  const char *why;
+  lint resume;
+};
+
+// Hybrid Cholesky, host memory in and out (potrf_hybrid.cu).
+template <class T> Result potrf(bool upper, lint n, T *a, lint lda);
+
+}  // namespace hqr::gpu

@@ -1,0 +1,55 @@
+// xPOTRI: inverse of a Hermitian (symmetric) positive definite matrix from its
+// Cholesky factor, A**-1 = U**-1 * U**-H (uplo 'U') or L**-H * L**-1 ('L');
+// LAPACK computes it as xTRTRI then xLAUUM, and so does hqr.
+// Contract (LAPACK 3.11.0): uplo 'U'/'L' (arg 1); n >= 0 (2); lda >= max(1,n) (4).
+// On entry A holds the factor from xPOTRF; on exit the same triangle holds the
+// inverse, the other triangle is not referenced.
+// n = 0: quick return. info > 0: A(info,info) is exactly zero, the factor is
+// singular and the inverse could not be computed (A is left as xTRTRI leaves it).
+#include "dispatch.hpp"
+#include "flops.hpp"
+#include "next_lapack.hpp"
+#include "trace.hpp"
+
+namespace hqr {
+
+template <class T> void potri(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
+  const RoutineName name = routine_name<T>("POTRI");
+  *info = 0;
+  if (!lsame(uplo, 'U') && !lsame(uplo, 'L'))
+    *info = -1;
+  else if (*n < 0)
+    *info = -2;
+  else if (*lda < max1(*n))
+    *info = -4;
+  if (*info != 0) {
+    report_illegal(name, -*info);
+    return;
+  }
+  if (*n == 0) return;
+
+  Trace trace(name, flops::potri<T>(*n));
+  trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
+  const Decision d = choose_path(*n);
+  trace.path("cpu", d.why);
+  next::potri(uplo, n, a, lda, info);
+}
+
+}  // namespace hqr
+
+extern "C" {
+void spotri_(const char *uplo, const lapack_int *n, float *a, const lapack_int *lda, lapack_int *info, size_t) {
+  hqr::potri(uplo, n, hqr::cx(a), lda, info);
+}
+void dpotri_(const char *uplo, const lapack_int *n, double *a, const lapack_int *lda, lapack_int *info, size_t) {
+  hqr::potri(uplo, n, hqr::cx(a), lda, info);
+}
+void cpotri_(const char *uplo, const lapack_int *n, lapack_complex_float *a, const lapack_int *lda, lapack_int *info,
+             size_t) {
+  hqr::potri(uplo, n, hqr::cx(a), lda, info);
+}
+void zpotri_(const char *uplo, const lapack_int *n, lapack_complex_double *a, const lapack_int *lda, lapack_int *info,
+             size_t) {
+  hqr::potri(uplo, n, hqr::cx(a), lda, info);
+}
+}

@@ -1,0 +1,222 @@
+// xPOTRI, xTRTRI, xLAUUM: LAPACK's residual ratios (DPOT03, DTRT01 and a
+// direct product check for lauum) for both uplo (and both diag), n in
+// {0, 1, 2, 31, 64, 257, 500}, lda = n and lda > n; padding and unreferenced
+// entries unchanged byte for byte; INFO for singular triangles equal to the
+// reference LAPACK's.
+#include "testing.hpp"
+
+using namespace testing;
+
+namespace {
+
+constexpr lint kSizes[] = {0, 1, 2, 31, 64, 257, 500};
+constexpr lint kPads[] = {0, 4};
+
+bool in_triangle(char uplo, lint i, lint j) { return uplo == 'U' ? i <= j : i >= j; }
+
+template <class T> void scramble_other_triangle(Matrix<T> &a, char uplo) {
+  for (lint j = 0; j < a.n; ++j)
+    for (lint i = 0; i < a.m; ++i)
+      if (i != j && !in_triangle(uplo, i, j)) a(i, j) = T(10) * random_value<T>();
+}
+
+// Entries outside the uplo triangle (and the diagonal too when
+// `diagonal_too`) and the padding are unchanged byte for byte.
+template <class T>
+void assert_unchanged_outside(const Matrix<T> &before, const Matrix<T> &after, char uplo, bool diagonal_too,
+                              const std::string &ctx) {
+  lint bi = -1, bj = -1;
+  auto written = [&](lint i, lint j) { return in_triangle(uplo, i, j) && !(diagonal_too && i == j); };
+  if (!unchanged_where(before, after, [&](lint i, lint j) { return !written(i, j); }, &bi, &bj))
+    fail_msg("%s: A(%ld,%ld), which LAPACK does not write, was changed", ctx.c_str(), long(bi), long(bj));
+}
+
+template <class T> void assert_real_diagonal(const Matrix<T> &a, const std::string &ctx) {
+  for (lint i = 0; i < a.n; ++i)
+    if (std::imag(a(i, i)) != 0)
+      fail_msg("%s: diagonal (%ld) has imaginary part %g; LAPACK's is exactly real", ctx.c_str(), long(i),
+               double(std::imag(a(i, i))));
+}
+
+// A random triangle that is well conditioned: diagonal of modulus in [1, 2]
+// (random sign or phase), off-diagonal entries of modulus below 1/n. With
+// diag 'U' the diagonal holds large random values (one of them zero), which
+// the routine must neither read nor write.
+template <class T> Matrix<T> random_triangle(lint n, lint lda, char uplo, char diag) {
+  Matrix<T> a = random_matrix<T>(n, n, lda);
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < n; ++i) {
+      if (i == j) {
+        T u = random_value<T>();
+        const double mod = std::abs(std::complex<double>(u));
+        a(i, i) = diag == 'U' ? T(100) * u : u * real_t<T>((1.0 + std::abs(double(std::real(u)))) / std::max(mod, 1e-3));
+      } else if (in_triangle(uplo, i, j)) {
+        a(i, j) = random_value<T>() / real_t<T>(n);
+      } else {
+        a(i, j) = T(10) * random_value<T>();
+      }
+    }
+  if (diag == 'U' && n > 1) a(n / 2, n / 2) = T(0);
+  return a;
+}
+
+// ---- potri ------------------------------------------------------------------
+
+// DPOT03: ||I - A*inv(A)||_1 / (n ||A||_1 ||inv(A)||_1 eps).
+template <class T, char Uplo> void potri_residual(void **) {
+  for (lint n : kSizes)
+    for (lint pad : kPads) {
+      const lint lda = std::max<lint>(1, n) + pad;
+      const std::string ctx = context("%cpotri uplo=%c n=%ld lda=%ld", prefix<T>(), Uplo, long(n), long(lda));
+      Matrix<T> full = random_hpd<T>(n, lda);
+      Matrix<T> a = full;
+      scramble_other_triangle(a, Uplo);
+      const Matrix<T> a0 = a;
+      assert_info(potrf<T>(Uplo, n, a.ptr(), lda), 0, ctx + " (potrf)");
+      assert_info(potri<T>(Uplo, n, a.ptr(), lda), 0, ctx);
+      assert_unchanged_outside(a0, a, Uplo, false, ctx);
+      assert_real_diagonal(a, ctx);
+      if (n == 0) continue;
+      Matrix<T> am = block(full, n, n);
+      Matrix<T> inv = hermitian(block(a, n, n), Uplo);
+      Matrix<T> w = identity<T>(n);
+      subtract_product(w, am, 'N', inv, 'N');
+      assert_ratio(norm_one(w) / (double(n) * norm_one(am) * norm_one(inv) * eps<T>()), ctx);
+    }
+}
+
+// A Cholesky factor with a zero on its diagonal: INFO = that position (the
+// first one), as the reference LAPACK's trtri reports it, and A unchanged
+// (LAPACK checks the diagonal before writing).
+template <class T> void potri_singular_factor(void **) {
+  for (char uplo : {'U', 'L'})
+    for (lint n : {1, 31, 257})
+      for (lint k : {lint(1), n / 2 + 1, n}) {
+        const lint lda = n + 2;
+        const std::string ctx = context("%cpotri uplo=%c n=%ld zero at %ld", prefix<T>(), uplo, long(n), long(k));
+        Matrix<T> a = random_hpd<T>(n, lda);
+        assert_info(potrf<T>(uplo, n, a.ptr(), lda), 0, ctx + " (potrf)");
+        a(k - 1, k - 1) = T(0);
+        if (k < n) a(n - 1, n - 1) = T(0);  // a later zero does not matter
+        Matrix<T> mine = a, ref = a;
+        const lint info = potri<T>(uplo, n, mine.ptr(), lda);
+        // The reference potri would call back into hqr's trtri: compare with
+        // the reference trtri, whose INFO potri returns.
+        const lint rinfo = trtri<T>(uplo, 'N', n, ref.ptr(), lda, Lib::ref);
+        assert_info(rinfo, k, ctx + " [reference LAPACK]");
+        assert_info(info, rinfo, ctx);
+        if (!same_bytes(a, mine)) fail_msg("%s: A changed although INFO = %ld", ctx.c_str(), long(info));
+      }
+}
+
+// ---- trtri ------------------------------------------------------------------
+
+// DTRT01: ||T*inv(T) - I||_1 / (n ||T||_1 ||inv(T)||_1 eps).
+template <class T, char Uplo, char Diag> void trtri_residual(void **) {
+  for (lint n : kSizes)
+    for (lint pad : kPads) {
+      const lint lda = std::max<lint>(1, n) + pad;
+      const std::string ctx =
+          context("%ctrtri uplo=%c diag=%c n=%ld lda=%ld", prefix<T>(), Uplo, Diag, long(n), long(lda));
+      Matrix<T> a = random_triangle<T>(n, lda, Uplo, Diag);
+      const Matrix<T> a0 = a;
+      assert_info(trtri<T>(Uplo, Diag, n, a.ptr(), lda), 0, ctx);
+      assert_unchanged_outside(a0, a, Uplo, Diag == 'U', ctx);
+      if (n == 0) continue;
+      Matrix<T> t = triangle(block(a0, n, n), Uplo, Diag);
+      Matrix<T> inv = triangle(block(a, n, n), Uplo, Diag);
+      Matrix<T> w = identity<T>(n);
+      subtract_product(w, t, 'N', inv, 'N');
+      assert_ratio(norm_one(w) / (double(n) * norm_one(t) * norm_one(inv) * eps<T>()), ctx);
+    }
+}
+
+// Zero on the diagonal (diag 'N'): INFO = the first such position, equal to
+// the reference's, and A unchanged.
+template <class T> void trtri_singular(void **) {
+  for (char uplo : {'U', 'L'})
+    for (lint n : {1, 2, 31, 64, 257})
+      for (lint k : {lint(1), n / 2 + 1, n}) {
+        const lint lda = n + 3;
+        const std::string ctx = context("%ctrtri uplo=%c n=%ld zero at %ld", prefix<T>(), uplo, long(n), long(k));
+        Matrix<T> a = random_triangle<T>(n, lda, uplo, 'N');
+        a(k - 1, k - 1) = T(0);
+        if (k < n) a(n - 1, n - 1) = T(0);
+        Matrix<T> mine = a, ref = a;
+        const lint info = trtri<T>(uplo, 'N', n, mine.ptr(), lda);
+        const lint rinfo = trtri<T>(uplo, 'N', n, ref.ptr(), lda, Lib::ref);
+        assert_info(rinfo, k, ctx + " [reference LAPACK]");
+        assert_info(info, rinfo, ctx);
+        if (!same_bytes(a, mine)) fail_msg("%s: A changed although INFO = %ld", ctx.c_str(), long(info));
+      }
+}
+
+// NaN on the diagonal: INFO as the reference's (which tests for zero only).
+template <class T> void trtri_nan_info(void **) {
+  const real_t<T> nan = std::numeric_limits<real_t<T>>::quiet_NaN();
+  for (char uplo : {'U', 'L'})
+    for (lint n : {1, 31, 257})
+      for (lint k : {lint(1), n / 2 + 1, n}) {
+        const lint lda = n + 1;
+        const std::string ctx = context("%ctrtri uplo=%c n=%ld NaN at %ld", prefix<T>(), uplo, long(n), long(k));
+        Matrix<T> a = random_triangle<T>(n, lda, uplo, 'N');
+        a(k - 1, k - 1) = T(nan);
+        Matrix<T> mine = a, ref = a;
+        const lint info = trtri<T>(uplo, 'N', n, mine.ptr(), lda);
+        const lint rinfo = trtri<T>(uplo, 'N', n, ref.ptr(), lda, Lib::ref);
+        assert_info(info, rinfo, ctx);
+        assert_unchanged_outside(a, mine, uplo, false, ctx);
+      }
+}
+
+// ---- lauum ------------------------------------------------------------------
+
+// uplo 'U': U*U^H; 'L': L^H*L, compared with the product formed here:
+// ||A_out - W||_1 / (n ||W||_1 eps).
+template <class T, char Uplo> void lauum_product(void **) {
+  for (lint n : kSizes)
+    for (lint pad : kPads) {
+      const lint lda = std::max<lint>(1, n) + pad;
+      const std::string ctx = context("%clauum uplo=%c n=%ld lda=%ld", prefix<T>(), Uplo, long(n), long(lda));
+      Matrix<T> a = random_matrix<T>(n, n, lda);  // triangle and all else random
+      // The complex LAUUM reads only the real part of the diagonal (its input
+      // is a Cholesky factor).
+      for (lint i = 0; i < n; ++i) a(i, i) = T(std::real(a(i, i)));
+      const Matrix<T> a0 = a;
+      assert_info(lauum<T>(Uplo, n, a.ptr(), lda), 0, ctx);
+      assert_unchanged_outside(a0, a, Uplo, false, ctx);
+      assert_real_diagonal(a, ctx);
+      if (n == 0) continue;
+      Matrix<T> t = triangle(block(a0, n, n), Uplo);
+      Matrix<T> w = Uplo == 'U' ? product(t, 'N', t, 'C') : product(t, 'C', t, 'N');
+      Matrix<T> d = hermitian(block(a, n, n), Uplo);
+      const double wn = norm_one(w);
+      for (lint j = 0; j < n; ++j)
+        for (lint i = 0; i < n; ++i) d(i, j) -= w(i, j);
+      assert_ratio(norm_one(d) / (double(n) * wn * eps<T>()), ctx);
+    }
+}
+
+}  // namespace
+
+#define ALL_TYPES(test)                                                                                  \
+  cmocka_unit_test(test<float>), cmocka_unit_test(test<double>), cmocka_unit_test(test<std::complex<float>>), \
+      cmocka_unit_test(test<std::complex<double>>)
+#define PER_UPLO(test, T) cmocka_unit_test((test<T, 'U'>)), cmocka_unit_test((test<T, 'L'>))
+#define ALL_TYPES_UPLO(test)                                                                        \
+  PER_UPLO(test, float), PER_UPLO(test, double), PER_UPLO(test, std::complex<float>), \
+      PER_UPLO(test, std::complex<double>)
+#define PER_UPLO_DIAG(test, T)                                                              \
+  cmocka_unit_test((test<T, 'U', 'N'>)), cmocka_unit_test((test<T, 'U', 'U'>)),                \
+      cmocka_unit_test((test<T, 'L', 'N'>)), cmocka_unit_test((test<T, 'L', 'U'>))
+#define ALL_TYPES_UPLO_DIAG(test)                                                                   \
+  PER_UPLO_DIAG(test, float), PER_UPLO_DIAG(test, double), PER_UPLO_DIAG(test, std::complex<float>), \
+      PER_UPLO_DIAG(test, std::complex<double>)
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      ALL_TYPES_UPLO(potri_residual),       ALL_TYPES(potri_singular_factor), ALL_TYPES_UPLO_DIAG(trtri_residual),
+      ALL_TYPES(trtri_singular),            ALL_TYPES(trtri_nan_info),        ALL_TYPES_UPLO(lauum_product),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

@@ -1,0 +1,140 @@
+// The hybrid potrf's own cases: sizes that are not multiples of the block
+// size, lda > n, both uplo, non-SPD and NaN at several positions (INFO as the
+// reference LAPACK), the untouched triangle. Run with HQR_GPU_MIN_N=0 on the
+// GPU machine (scripts/gpu-check.sh), where HQR_TEST_LARGE=1 adds orders up
+// to 20000; on a machine without a GPU the same cases check the CPU path.
+// The check is a solve: ||b - A x|| / (||A|| ||x|| n eps) with x from the
+// factor, O(n^2) so that large orders stay cheap.
+#include "testing.hpp"
+
+using testing::lint;
+
+template <class T> struct Api;
+template <> struct Api<double> {
+  static void potrf(const char *u, lint n, double *a, lint lda, lint *info) { dpotrf_(u, &n, a, &lda, info, 1); }
+  static void potrs(const char *u, lint n, const double *a, lint lda, double *b, lint *info) {
+    lint one = 1;
+    dpotrs_(u, &n, &one, a, &lda, b, &n, info, 1);
+  }
+  static constexpr const char *ref = "dpotrf_";
+};
+template <> struct Api<std::complex<float>> {
+  using C = std::complex<float>;
+  static void potrf(const char *u, lint n, C *a, lint lda, lint *info) {
+    cpotrf_(u, &n, reinterpret_cast<lapack_complex_float *>(a), &lda, info, 1);
+  }
+  static void potrs(const char *u, lint n, const C *a, lint lda, C *b, lint *info) {
+    lint one = 1;
+    cpotrs_(u, &n, &one, reinterpret_cast<const lapack_complex_float *>(a), &lda,
+            reinterpret_cast<lapack_complex_float *>(b), &n, info, 1);
+  }
+  static constexpr const char *ref = "cpotrf_";
+};
+
+// Hermitian, diagonally dominant (so positive definite) without an O(n^3)
+// product; the unreferenced triangle holds a random sentinel pattern.
+template <class T> testing::Matrix<T> make_hpd(lint n, lint lda, bool upper) {
+  testing::Matrix<T> a = testing::random_matrix<T>(n, n, lda);
+  for (lint j = 0; j < n; ++j) {
+    for (lint i = j + 1; i < n; ++i) {
+      T x = upper ? a(j, i) : a(i, j);
+      (upper ? a(j, i) : a(i, j)) = x;
+    }
+    a(j, j) = T(std::real(a(j, j)) + testing::real_t<T>(n));
+  }
+  return a;
+}
+
+// y = A x with A Hermitian, given by one triangle.
+template <class T> std::vector<T> hemv(const testing::Matrix<T> &a, bool upper, const std::vector<T> &x) {
+  const lint n = a.n;
+  std::vector<std::complex<double>> y(n);
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < n; ++i) {
+      const bool in = upper ? i <= j : i >= j;
+      std::complex<double> aij = in ? std::complex<double>(a(i, j)) : std::conj(std::complex<double>(a(j, i)));
+      if (i == j) aij = aij.real();
+      y[i] += aij * std::complex<double>(x[j]);
+    }
+  std::vector<T> out(n);
+  for (lint i = 0; i < n; ++i) {
+    if constexpr (testing::is_complex_v<T>)
+      out[i] = T(testing::real_t<T>(y[i].real()), testing::real_t<T>(y[i].imag()));
+    else
+      out[i] = T(y[i].real());
+  }
+  return out;
+}
+
+template <class T> void check_order(lint n, lint lda, bool upper) {
+  const char *uplo = upper ? "U" : "L";
+  testing::Matrix<T> a0 = make_hpd<T>(n, lda, upper), a = a0;
+  lint info = -99;
+  Api<T>::potrf(uplo, n, a.ptr(), a.ld, &info);
+  assert_int_equal(info, 0);
+  // The other triangle and the padding rows are untouched, bit for bit.
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < a.ld; ++i) {
+      const bool referenced = i < n && (upper ? i <= j : i >= j);
+      if (!referenced && std::memcmp(&a(i, j), &a0(i, j), sizeof(T)) != 0)
+        fail_msg("n=%ld uplo=%s: element (%ld,%ld) outside the triangle changed", long(n), uplo, long(i), long(j));
+    }
+  std::vector<T> x(n);
+  for (auto &v : x) v = testing::random_value<T>();
+  std::vector<T> b = hemv(a0, upper, x), sol = b;
+  Api<T>::potrs(uplo, n, a.ptr(), a.ld, sol.data(), &info);
+  assert_int_equal(info, 0);
+  std::vector<T> r = hemv(a0, upper, sol);
+  double rn = 0, xn = 0;
+  for (lint i = 0; i < n; ++i) {
+    rn = std::max(rn, double(std::abs(b[i] - r[i])));
+    xn = std::max(xn, double(std::abs(sol[i])));
+  }
+  const double anorm = 2.0 * n;  // |a_ij| <= 1 off the diagonal, n + 1 on it
+  const double ratio = rn / (anorm * xn * n * testing::eps<T>());
+  if (!(ratio < testing::kThreshold)) fail_msg("n=%ld uplo=%s lda=%ld: ratio %g", long(n), uplo, long(lda), ratio);
+}
+
+// A(p,p) made negative (or NaN): the leading minor of order p+1 fails.
+template <class T> void check_failure(lint n, lint p, bool upper, bool nan) {
+  const char *uplo = upper ? "U" : "L";
+  testing::Matrix<T> a = make_hpd<T>(n, n + 3, upper), r = a;
+  a(p, p) = nan ? T(std::numeric_limits<testing::real_t<T>>::quiet_NaN()) : T(-1);
+  r = a;
+  lint info = -99, ref_info = -99;
+  Api<T>::potrf(uplo, n, a.ptr(), a.ld, &info);
+  using F = void(const char *, const lint *, T *, const lint *, lint *, size_t);
+  reinterpret_cast<F *>(testing::reference_symbol(Api<T>::ref))(uplo, &n, r.ptr(), &r.ld, &ref_info, 1);
+  if (info != ref_info)
+    fail_msg("n=%ld p=%ld uplo=%s nan=%d: info %ld, reference %ld", long(n), long(p), uplo, int(nan), long(info),
+             long(ref_info));
+  assert_int_equal(info, p + 1);
+}
+
+static bool large() { return std::getenv("HQR_TEST_LARGE") != nullptr; }
+
+template <class T> static void orders(void **) {
+  std::vector<lint> sizes = {1, 2, 33, 511, 512, 513, 1000};
+  if (large()) sizes.insert(sizes.end(), {4097, 10000, 20000});
+  for (lint n : sizes)
+    for (bool upper : {false, true}) check_order<T>(n, n + (n % 3 == 0 ? 0 : 5), upper);
+}
+
+template <class T> static void failures(void **) {
+  const lint n = large() ? 3000 : 700;
+  for (bool upper : {false, true})
+    for (lint p : {lint(0), lint(511), lint(512), n / 2 + 7, n - 1}) {
+      check_failure<T>(n, p, upper, false);
+      check_failure<T>(n, p, upper, true);
+    }
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(orders<double>),
+      cmocka_unit_test(orders<std::complex<float>>),
+      cmocka_unit_test(failures<double>),
+      cmocka_unit_test(failures<std::complex<float>>),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

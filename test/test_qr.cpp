@@ -1,0 +1,419 @@
+// xGEQRF, xORGQR/xUNGQR, xORMQR/xUNMQR, xGELS: LAPACK's QR test ratios
+// (DQRT01/02/03, DQRT16/17 and a DQRT14-style row-space check) on square,
+// tall, wide, odd and empty shapes with lda > m; LWORK = -1 queries (WORK(1)
+// at least LAPACK's minimum, and the call with it works), the minimum LWORK,
+// and too small a LWORK reported through XERBLA.
+#include "testing.hpp"
+
+using namespace testing;
+
+namespace {
+
+struct Shape {
+  lint m, n;
+};
+// square, tall (m = 64n for small n), wide, n = 1, m = 1, m = 0, n = 0, odd
+constexpr Shape kShapes[] = {{0, 0},   {0, 7},   {7, 0},   {1, 1},     {2, 2},   {31, 31}, {64, 64},
+                             {257, 257}, {500, 500}, {64, 1}, {192, 3}, {512, 8}, {37, 1},  {1, 37},
+                             {17, 45}, {64, 257}, {33, 17}, {101, 77}, {3, 192}};
+constexpr lint kPads[] = {0, 3};
+
+// LAPACK 3.11's minimum LWORK (geqrf: 1 when min(M,N) = 0, else N).
+lint geqrf_min_lwork(lint m, lint n) { return std::min(m, n) == 0 ? 1 : std::max<lint>(1, n); }
+lint orgqr_min_lwork(lint, lint n) { return std::max<lint>(1, n); }
+lint ormqr_min_lwork(char side, lint m, lint n) { return std::max<lint>(1, side == 'L' ? n : m); }
+lint gels_min_lwork(lint m, lint n, lint nrhs) {
+  const lint mn = std::min(m, n);
+  return std::max<lint>(1, mn + std::max(mn, nrhs));
+}
+
+// Work array of `lwork` entries followed by guard entries that must survive.
+template <class T> struct Work {
+  static constexpr lint kGuard = 8;
+  std::vector<T> v;
+  lint lwork;
+  explicit Work(lint lw) : v(size_t(std::max<lint>(lw, 1) + kGuard)), lwork(lw) {
+    for (auto &x : v) x = random_value<T>();
+    guard.assign(v.end() - kGuard, v.end());
+  }
+  T *ptr() { return v.data(); }
+  bool guard_intact() const { return std::memcmp(guard.data(), &v[v.size() - kGuard], kGuard * sizeof(T)) == 0; }
+  std::vector<T> guard;
+};
+
+template <class T> lint geqrf_query(lint m, lint n, lint lda) {
+  Matrix<T> dummy(std::max<lint>(m, 1), std::max<lint>(n, 1), lda);
+  std::vector<T> tau(size_t(std::max<lint>(1, std::min(m, n))));
+  T w[2] = {T(-7), T(-7)};
+  assert_info(geqrf<T>(m, n, dummy.ptr(), lda, tau.data(), w, -1), 0, context("geqrf query m=%ld n=%ld", long(m), long(n)));
+  return work_size(w[0]);
+}
+
+// geqrf of `a` (in place) with the queried LWORK; returns tau (k entries).
+template <class T> std::vector<T> factor(Matrix<T> &a, const std::string &ctx) {
+  const lint m = a.m, n = a.n, k = std::min(m, n);
+  const lint lw = geqrf_query<T>(m, n, a.ld);
+  if (lw < geqrf_min_lwork(m, n))
+    fail_msg("%s: geqrf LWORK query gave %ld, below LAPACK's minimum %ld", ctx.c_str(), long(lw),
+             long(geqrf_min_lwork(m, n)));
+  Work<T> work(lw);
+  std::vector<T> tau(size_t(k) + 4);
+  for (auto &t : tau) t = random_value<T>();
+  const std::vector<T> tau0 = tau;
+  assert_info(geqrf<T>(m, n, a.ptr(), a.ld, tau.data(), work.ptr(), lw), 0, ctx);
+  if (!work.guard_intact()) fail_msg("%s: geqrf wrote past WORK(LWORK)", ctx.c_str());
+  for (size_t i = size_t(k); i < tau.size(); ++i)
+    if (std::memcmp(&tau[i], &tau0[i], sizeof(T)) != 0) fail_msg("%s: geqrf wrote TAU(%zu) > min(m,n)", ctx.c_str(), i + 1);
+  tau.resize(size_t(k));
+  return tau;
+}
+
+// Explicit Q (m x ncols, ldq = m + 1) from the first k reflectors of `qr`.
+template <class T>
+Matrix<T> form_q(const Matrix<T> &qr, const std::vector<T> &tau, lint ncols, lint k, const std::string &ctx) {
+  const lint m = qr.m;
+  Matrix<T> q = random_matrix<T>(m, ncols, m + 1);
+  for (lint j = 0; j < std::min(k, ncols); ++j)
+    for (lint i = 0; i < m; ++i) q(i, j) = qr(i, j);
+  T w[2];
+  assert_info(orgqr<T>(m, ncols, k, q.ptr(), q.ld, tau.data(), w, -1), 0, ctx + " (orgqr query)");
+  const lint lw = work_size(w[0]);
+  if (lw < orgqr_min_lwork(m, ncols))
+    fail_msg("%s: orgqr LWORK query gave %ld, below LAPACK's minimum %ld", ctx.c_str(), long(lw),
+             long(orgqr_min_lwork(m, ncols)));
+  Work<T> work(lw);
+  const Matrix<T> q0 = q;
+  assert_info(orgqr<T>(m, ncols, k, q.ptr(), q.ld, tau.data(), work.ptr(), lw), 0, ctx + " (orgqr)");
+  if (!work.guard_intact()) fail_msg("%s: orgqr wrote past WORK(LWORK)", ctx.c_str());
+  lint bi, bj;
+  if (!unchanged_where(q0, q, [](lint, lint) { return false; }, &bi, &bj))
+    fail_msg("%s: orgqr changed padding Q(%ld,%ld)", ctx.c_str(), long(bi), long(bj));
+  return q;
+}
+
+// ||I - Q^H Q||_1 / (max(1,m) eps)
+template <class T> double orthogonality(const Matrix<T> &q) {
+  Matrix<T> w = identity<T>(q.n);
+  subtract_product(w, q, 'C', q, 'N');
+  return norm_one(w) / (double(std::max<lint>(1, q.m)) * eps<T>());
+}
+
+// LAPACK's convention for the compact form: real tau in {0} or [1, 2];
+// complex tau with 1 <= Re(tau) <= 2 and |tau - 1| <= 1 (or 0); the
+// diagonal of R real for complex types.
+template <class T> void assert_lapack_reflectors(const Matrix<T> &qr, const std::vector<T> &tau, const std::string &ctx) {
+  const double slack = 64 * eps<T>();
+  for (size_t i = 0; i < tau.size(); ++i) {
+    const std::complex<double> t(tau[i]);
+    const bool zero = t == 0.0;
+    const bool ok = zero || (t.real() >= 1 - slack && t.real() <= 2 + slack && std::abs(t - 1.0) <= 1 + slack);
+    if (!ok) fail_msg("%s: TAU(%zu) = (%g, %g) outside LAPACK's range", ctx.c_str(), i + 1, t.real(), t.imag());
+    if (is_complex_v<T> && std::imag(qr(lint(i), lint(i))) != 0)
+      fail_msg("%s: R(%zu,%zu) is not real (LAPACK's R has a real diagonal)", ctx.c_str(), i + 1, i + 1);
+  }
+}
+
+// ---- geqrf + orgqr ----------------------------------------------------------
+
+// DQRT01: ||R - Q^H A||_1 / (max(1,m) ||A||_1 eps), ||I - Q^H Q||_1 / (max(1,m) eps)
+// with the full m-by-m Q; DQRT02 with the economical m-by-n Q when m >= n.
+template <class T> void geqrf_residual(void **) {
+  for (const Shape &s : kShapes)
+    for (lint pad : kPads) {
+      const lint m = s.m, n = s.n, k = std::min(m, n), lda = std::max<lint>(1, m) + pad;
+      const std::string ctx = context("%cgeqrf m=%ld n=%ld lda=%ld", prefix<T>(), long(m), long(n), long(lda));
+      const Matrix<T> a0 = random_matrix<T>(m, n, lda);
+      Matrix<T> a = a0;
+      std::vector<T> tau = factor(a, ctx);
+      lint bi, bj;
+      if (!unchanged_where(a0, a, [](lint, lint) { return false; }, &bi, &bj))
+        fail_msg("%s: padding A(%ld,%ld) was changed", ctx.c_str(), long(bi), long(bj));
+      assert_lapack_reflectors(a, tau, ctx);
+      if (m == 0) continue;
+
+      Matrix<T> q = form_q(a, tau, m, k, ctx);
+      Matrix<T> r = upper_trapezoid(block(a, m, n));
+      subtract_product(r, q, 'C', block(a0, m, n), 'N');
+      if (n > 0) assert_ratio(norm_one(r) / (double(m) * norm_one(block(a0, m, n)) * eps<T>()), ctx + " R - Q^H A");
+      assert_ratio(orthogonality(block(q, m, m)), ctx + " I - Q^H Q");
+
+      if (m >= n && n > 0) {  // economical Q1 (m x n): A - Q1 R1
+        Matrix<T> q1 = form_q(a, tau, n, n, ctx + " economical");
+        Matrix<T> d = block(a0, m, n);
+        subtract_product(d, block(q1, m, n), 'N', upper_trapezoid(block(a, n, n)), 'N');
+        assert_ratio(norm_one(d) / (double(m) * norm_one(block(a0, m, n)) * eps<T>()), ctx + " A - Q1 R1");
+        assert_ratio(orthogonality(block(q1, m, n)), ctx + " I - Q1^H Q1");
+      }
+    }
+}
+
+// geqrf with exactly LAPACK's minimum LWORK (the unblocked path).
+template <class T> void geqrf_minimum_lwork(void **) {
+  for (const Shape &s : {Shape{64, 64}, Shape{300, 40}, Shape{40, 300}, Shape{129, 1}}) {
+    const lint m = s.m, n = s.n, lda = m + 2, lw = geqrf_min_lwork(m, n);
+    const std::string ctx = context("%cgeqrf m=%ld n=%ld lwork=%ld", prefix<T>(), long(m), long(n), long(lw));
+    const Matrix<T> a0 = random_matrix<T>(m, n, lda);
+    Matrix<T> a = a0;
+    std::vector<T> tau(size_t(std::min(m, n)));
+    Work<T> work(lw);
+    assert_info(geqrf<T>(m, n, a.ptr(), lda, tau.data(), work.ptr(), lw), 0, ctx);
+    if (!work.guard_intact()) fail_msg("%s: wrote past WORK(LWORK)", ctx.c_str());
+    Matrix<T> q = form_q(a, tau, m, std::min(m, n), ctx);
+    Matrix<T> r = upper_trapezoid(block(a, m, n));
+    subtract_product(r, q, 'C', block(a0, m, n), 'N');
+    assert_ratio(norm_one(r) / (double(m) * norm_one(block(a0, m, n)) * eps<T>()), ctx);
+  }
+}
+
+// ---- ormqr / unmqr ----------------------------------------------------------
+
+// DQRT03: every side/trans against the explicit Q:
+// ||op(Q) C - ormqr(C)||_1 / (max(1,m) ||C||_1 eps), with the queried and
+// with the minimum LWORK; A and TAU are left unchanged.
+template <class T> void ormqr_vs_explicit_q(void **) {
+  const char tc = trans_h<T>();
+  for (const Shape &s : kShapes) {
+    const lint m = s.m, n = s.n, k = std::min(m, n), lda = std::max<lint>(1, m) + 2;
+    if (m == 0) continue;
+    const std::string base = context("%c%s m=%ld k=%ld", prefix<T>(), mqr_base<T>(), long(m), long(k));
+    Matrix<T> a = random_matrix<T>(m, n, lda);
+    std::vector<T> tau = factor(a, base + " (geqrf)");
+    const Matrix<T> q = block(form_q(a, tau, m, k, base), m, m);
+    for (char side : {'L', 'R'})
+      for (char trans : {'N', tc})
+        for (lint nc : {1, 7})
+          for (int minimal = 0; minimal < 2; ++minimal) {
+            const lint cm = side == 'L' ? m : nc, cn = side == 'L' ? nc : m, ldc = cm + 3;
+            const std::string ctx = base + context(" side=%c trans=%c C %ldx%ld ldc=%ld%s", side, trans, long(cm),
+                                                   long(cn), long(ldc), minimal ? " minimum lwork" : "");
+            const Matrix<T> c0 = random_matrix<T>(cm, cn, ldc);
+            Matrix<T> c = c0;
+            const Matrix<T> a_before = a;
+            const std::vector<T> tau_before = tau;
+            T w[2];
+            assert_info(ormqr<T>(side, trans, cm, cn, k, a.ptr(), lda, tau.data(), c.ptr(), ldc, w, -1), 0,
+                        ctx + " (query)");
+            const lint lmin = ormqr_min_lwork(side, cm, cn);
+            if (work_size(w[0]) < lmin)
+              fail_msg("%s: LWORK query gave %ld, below LAPACK's minimum %ld", ctx.c_str(), long(work_size(w[0])),
+                       long(lmin));
+            const lint lw = minimal ? lmin : work_size(w[0]);
+            Work<T> work(lw);
+            assert_info(ormqr<T>(side, trans, cm, cn, k, a.ptr(), lda, tau.data(), c.ptr(), ldc, work.ptr(), lw), 0,
+                        ctx);
+            if (!work.guard_intact()) fail_msg("%s: wrote past WORK(LWORK)", ctx.c_str());
+            if (!same_bytes(a, a_before) || !same_bytes(tau, tau_before))
+              fail_msg("%s: A or TAU (input only) changed", ctx.c_str());
+            lint bi, bj;
+            if (!unchanged_where(c0, c, [](lint, lint) { return false; }, &bi, &bj))
+              fail_msg("%s: padding C(%ld,%ld) was changed", ctx.c_str(), long(bi), long(bj));
+            const Matrix<T> cc = block(c0, cm, cn);
+            Matrix<T> want = side == 'L' ? product(q, trans == 'N' ? 'N' : 'C', cc, 'N')
+                                         : product(cc, 'N', q, trans == 'N' ? 'N' : 'C');
+            Matrix<T> got = block(c, cm, cn);
+            for (lint j = 0; j < cn; ++j)
+              for (lint i = 0; i < cm; ++i) got(i, j) -= want(i, j);
+            assert_ratio(norm_one(got) / (double(m) * norm_one(cc) * eps<T>()), ctx);
+          }
+  }
+}
+
+// Quick returns: M, N or K = 0 leave C unchanged.
+template <class T> void ormqr_quick_return(void **) {
+  const lint m = 6;
+  Matrix<T> a = random_matrix<T>(m, m);
+  std::vector<T> tau = factor(a, "geqrf");
+  Matrix<T> c = random_matrix<T>(m, 4);
+  const Matrix<T> c0 = c;
+  T w[8];
+  assert_info(ormqr<T>('L', 'N', m, 4, 0, a.ptr(), m, tau.data(), c.ptr(), m, w, 8), 0, "k=0");
+  assert_info(ormqr<T>('L', 'N', m, 0, 3, a.ptr(), m, tau.data(), c.ptr(), m, w, 8), 0, "n=0");
+  assert_info(ormqr<T>('R', trans_h<T>(), 0, m, 3, a.ptr(), m, tau.data(), c.ptr(), 1, w, 8), 0, "m=0");
+  assert_true(same_bytes(c, c0));
+}
+
+// ---- gels -------------------------------------------------------------------
+
+struct GelsCase {
+  lint m, n;
+};
+constexpr GelsCase kGels[] = {{0, 0}, {0, 5},   {5, 0},   {1, 1},    {7, 1},   {1, 7},   {31, 31}, {45, 17},
+                              {17, 45}, {64, 31}, {31, 64}, {257, 64}, {64, 257}, {192, 3}, {3, 192}, {500, 60}};
+
+// Orthonormal basis (p x q, p >= q) of the column space of `m` (p x q),
+// from the reference LAPACK's QR: independent of the routines under test.
+template <class T> Matrix<T> column_basis(const Matrix<T> &mat) {
+  const lint p = mat.m, q = mat.n;
+  Matrix<T> a = mat;
+  std::vector<T> tau(size_t(std::max<lint>(q, 1)));
+  std::vector<T> work(size_t(64 * std::max<lint>(p, 1)));
+  const lint lw = lint(work.size());
+  assert_info(geqrf<T>(p, q, a.ptr(), a.ld, tau.data(), work.data(), lw, Lib::ref), 0, "reference geqrf");
+  assert_info(orgqr<T>(p, q, q, a.ptr(), a.ld, tau.data(), work.data(), lw, Lib::ref), 0, "reference orgqr");
+  return a;
+}
+
+// op(A) for the tests' products: trans 'N' -> 'N', 'T'/'C' -> 'C'.
+char op_of(char trans) { return trans == 'N' ? 'N' : 'C'; }
+
+// One gels call with the queried (or minimum) LWORK; checks padding, WORK
+// guard, and returns B.
+template <class T>
+Matrix<T> run_gels(char trans, const Matrix<T> &a0, const Matrix<T> &b0, bool minimal, const std::string &ctx) {
+  const lint m = a0.m, n = a0.n, nrhs = b0.n;
+  Matrix<T> a = a0, b = b0;
+  T w[2] = {T(-3), T(-3)};
+  assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), a.ld, b.ptr(), b.ld, w, -1), 0, ctx + " (query)");
+  const lint lmin = gels_min_lwork(m, n, nrhs);
+  if (work_size(w[0]) < lmin)
+    fail_msg("%s: LWORK query gave %ld, below LAPACK's minimum %ld", ctx.c_str(), long(work_size(w[0])), long(lmin));
+  const lint lw = minimal ? lmin : work_size(w[0]);
+  Work<T> work(lw);
+  assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), a.ld, b.ptr(), b.ld, work.ptr(), lw), 0, ctx);
+  if (!work.guard_intact()) fail_msg("%s: wrote past WORK(LWORK)", ctx.c_str());
+  lint bi, bj;
+  if (!unchanged_where(a0, a, [](lint, lint) { return false; }, &bi, &bj))
+    fail_msg("%s: padding A(%ld,%ld) was changed", ctx.c_str(), long(bi), long(bj));
+  if (!unchanged_where(b0, b, [](lint, lint) { return false; }, &bi, &bj))
+    fail_msg("%s: padding B(%ld,%ld) was changed", ctx.c_str(), long(bi), long(bj));
+  return b;
+}
+
+// trans N and T/C, m >= n and m < n, nrhs in {1, 3}:
+//  DQRT16  ||B - op(A) X||_1 / (max(m,n) ||A||_1 ||X||_1 eps), consistent B;
+//  DQRT17  ||op(A)^H (B - op(A) X)||_1 / (max(m,n,nrhs) ||A||_1 ||B||_1 eps),
+//          least squares with random B; the 2-norm of each residual equals
+//          that of B(q+1:p, j) as gels returns it;
+//  DQRT14-style (minimum norm): X lies in the row space of op(A):
+//          ||X - P X||_1 / (max(m,n) ||X||_1 eps), P the projector onto it.
+template <class T> void gels_residual(void **) {
+  for (const GelsCase &g : kGels)
+    for (char trans : {'N', trans_h<T>()})
+      for (lint nrhs : {1, 3})
+        for (int minimal = 0; minimal < 2; ++minimal) {
+          const lint m = g.m, n = g.n, lda = std::max<lint>(1, m) + 2, ldb = std::max<lint>({1, m, n}) + 3;
+          const lint p = trans == 'N' ? m : n, q = trans == 'N' ? n : m;  // op(A) is p x q
+          const std::string ctx = context("%cgels trans=%c m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld%s", prefix<T>(), trans,
+                                          long(m), long(n), long(nrhs), long(lda), long(ldb),
+                                          minimal ? " minimum lwork" : "");
+          const Matrix<T> a0 = random_matrix<T>(m, n, lda);
+          const Matrix<T> am = block(a0, m, n);
+          const double anorm = norm_one(am);
+          const char op = op_of(trans);
+
+          if (std::min({m, n}) == 0) {  // LAPACK zeroes B(1:max(m,n), 1:nrhs)
+            Matrix<T> b = run_gels(trans, a0, random_matrix<T>(std::max(m, n), nrhs, ldb), minimal, ctx);
+            for (lint j = 0; j < nrhs; ++j)
+              for (lint i = 0; i < std::max(m, n); ++i)
+                if (b(i, j) != T(0)) fail_msg("%s: B(%ld,%ld) not zeroed", ctx.c_str(), long(i + 1), long(j + 1));
+            continue;
+          }
+
+          // Consistent right-hand side: B = op(A) X0 (any B when p <= q).
+          Matrix<T> b0 = random_matrix<T>(std::max(m, n), nrhs, ldb);
+          if (p > q) {
+            Matrix<T> bx = product(am, op, random_matrix<T>(q, nrhs), 'N');
+            for (lint j = 0; j < nrhs; ++j)
+              for (lint i = 0; i < p; ++i) b0(i, j) = bx(i, j);
+          }
+          Matrix<T> x = block(run_gels(trans, a0, b0, minimal, ctx), q, nrhs);
+          Matrix<T> r = block(b0, p, nrhs);
+          subtract_product(r, am, op, x, 'N');
+          assert_ratio(norm_one(r) / (double(std::max(m, n)) * anorm * norm_one(x) * eps<T>()), ctx + " DQRT16");
+
+          if (p < q) {  // minimum norm: X in range(op(A)^H)
+            Matrix<T> basis = column_basis(op == 'N' ? product(am, 'C', identity<T>(m), 'N') : am);
+            Matrix<T> d = x;
+            Matrix<T> coef = product(basis, 'C', x, 'N');
+            subtract_product(d, basis, 'N', coef, 'N');
+            assert_ratio(norm_one(d) / (double(std::max(m, n)) * norm_one(x) * eps<T>()), ctx + " row space");
+          }
+          if (p > q) {  // least squares with an inconsistent right-hand side
+            const Matrix<T> b1 = random_matrix<T>(std::max(m, n), nrhs, ldb);
+            Matrix<T> out = run_gels(trans, a0, b1, minimal, ctx + " (inconsistent)");
+            Matrix<T> x1 = block(out, q, nrhs);
+            Matrix<T> r1 = block(b1, p, nrhs);
+            subtract_product(r1, am, op, x1, 'N');
+            Matrix<T> ar = product(am, op == 'N' ? 'C' : 'N', r1, 'N');
+            assert_ratio(norm_one(ar) / (double(std::max({m, n, nrhs})) * anorm * norm_one(block(b1, p, nrhs)) *
+                                         eps<T>()),
+                         ctx + " DQRT17");
+            for (lint j = 0; j < nrhs; ++j) {
+              double rn = 0, tn = 0, bn = 0;
+              for (lint i = 0; i < p; ++i) rn += std::norm(std::complex<double>(r1(i, j)));
+              for (lint i = q; i < p; ++i) tn += std::norm(std::complex<double>(out(i, j)));
+              for (lint i = 0; i < p; ++i) bn += std::norm(std::complex<double>(b1(i, j)));
+              assert_ratio(std::abs(std::sqrt(rn) - std::sqrt(tn)) / (double(p) * std::sqrt(bn) * eps<T>()),
+                           ctx + context(" residual norm in B(q+1:p, %ld)", long(j + 1)));
+            }
+          }
+        }
+}
+
+// ---- LWORK too small --------------------------------------------------------
+
+// One below LAPACK's minimum (and 0, and -2): XERBLA once with the routine's
+// name and LWORK's position, INFO = -position, the arrays unchanged; the
+// reference LAPACK agrees.
+template <class T> void lwork_too_small(void **) {
+  const lint m = 9, n = 6, nrhs = 2, ld = 11;
+  Matrix<T> a = random_matrix<T>(m, n, ld), b = random_matrix<T>(ld, nrhs, ld);
+  Matrix<T> qa = random_matrix<T>(m, m, ld);
+  std::vector<T> tau(static_cast<size_t>(m));
+  for (auto &t : tau) t = random_value<T>();
+  const Matrix<T> a0 = a, b0 = b, qa0 = qa;
+  const std::vector<T> tau0 = tau;
+  std::vector<T> work(64);
+  auto unchanged = [&](const char *what) {
+    if (!same_bytes(a, a0) || !same_bytes(b, b0) || !same_bytes(qa, qa0) || !same_bytes(tau, tau0))
+      fail_msg("%s: an array changed on an argument error", what);
+  };
+  for (Lib lib : {Lib::hqr, Lib::ref}) {
+    const char *who = lib == Lib::hqr ? "hqr" : "reference LAPACK";
+    for (lint bad : {lint(-2), lint(0), lint(1)}) {
+      const std::string c = context("%s lwork=%ld", who, long(bad));
+      xerbla_reset();
+      // geqrf: LWORK >= max(1, N), argument 7
+      lint lw = bad == 1 ? geqrf_min_lwork(m, n) - 1 : bad;
+      assert_info(geqrf<T>(m, n, a.ptr(), ld, tau.data(), work.data(), lw, lib), -7, c + " geqrf");
+      assert_xerbla(xerbla_name<T>("geqrf").c_str(), 7);
+      // orgqr: LWORK >= max(1, N), argument 8
+      lw = bad == 1 ? orgqr_min_lwork(m, m) - 1 : bad;
+      assert_info(orgqr<T>(m, m, n, qa.ptr(), ld, tau.data(), work.data(), lw, lib), -8, c + " orgqr");
+      assert_xerbla(xerbla_name<T>(gqr_base<T>()).c_str(), 8);
+      // ormqr: LWORK >= max(1, N) (side L) or max(1, M) (side R), argument 12
+      for (char side : {'L', 'R'}) {
+        const lint cm = side == 'L' ? m : nrhs + 3, cn = side == 'L' ? nrhs + 3 : m;
+        Matrix<T> cmat = random_matrix<T>(cm, cn, ld);
+        const Matrix<T> c0 = cmat;
+        lw = bad == 1 ? ormqr_min_lwork(side, cm, cn) - 1 : bad;
+        assert_info(ormqr<T>(side, 'N', cm, cn, n, a.ptr(), ld, tau.data(), cmat.ptr(), ld, work.data(), lw, lib),
+                    -12, c + context(" ormqr side=%c", side));
+        assert_xerbla(xerbla_name<T>(mqr_base<T>()).c_str(), 12);
+        if (!same_bytes(cmat, c0)) fail_msg("%s: ormqr changed C on an argument error", c.c_str());
+      }
+      // gels: LWORK >= max(1, MN + max(MN, NRHS)), argument 10
+      for (char trans : {'N', trans_h<T>()}) {
+        lw = bad == 1 ? gels_min_lwork(m, n, nrhs) - 1 : bad;
+        assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), ld, b.ptr(), ld, work.data(), lw, lib), -10,
+                    c + context(" gels trans=%c", trans));
+        assert_xerbla(xerbla_name<T>("gels").c_str(), 10);
+      }
+      unchanged(c.c_str());
+    }
+  }
+}
+
+}  // namespace
+
+#define ALL_TYPES(test)                                                                                  \
+  cmocka_unit_test(test<float>), cmocka_unit_test(test<double>), cmocka_unit_test(test<std::complex<float>>), \
+      cmocka_unit_test(test<std::complex<double>>)
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      ALL_TYPES(geqrf_residual),     ALL_TYPES(geqrf_minimum_lwork), ALL_TYPES(ormqr_vs_explicit_q),
+      ALL_TYPES(ormqr_quick_return), ALL_TYPES(gels_residual),       ALL_TYPES(lwork_too_small),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
