@@ -55,6 +55,24 @@ template <class T> RoutineName routine_name(const char *base) {
   return r;
 }
 
+// The argument checks that the Cholesky-family routines share, in LAPACK's
+// order: (UPLO, N, A, LDA) and (UPLO, N, NRHS, A, LDA, B, LDB). They return
+// INFO (0, or minus the position of the first illegal argument).
+inline lint check_uplo_n_lda(const char *uplo, lint n, lint lda) {
+  if (!lsame(uplo, 'U') && !lsame(uplo, 'L')) return -1;
+  if (n < 0) return -2;
+  if (lda < max1(n)) return -4;
+  return 0;
+}
+inline lint check_uplo_n_nrhs(const char *uplo, lint n, lint nrhs, lint lda, lint ldb) {
+  if (!lsame(uplo, 'U') && !lsame(uplo, 'L')) return -1;
+  if (n < 0) return -2;
+  if (nrhs < 0) return -3;
+  if (lda < max1(n)) return -5;
+  if (ldb < max1(n)) return -7;
+  return 0;
+}
+
 // Calls XERBLA through the dynamic symbol table, so that a program's own
 // XERBLA (LAPACK's test suite has one) wins over the library's.
 void report_illegal(const RoutineName &name, lint position);

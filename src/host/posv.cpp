@@ -19,17 +19,7 @@ template <class T>
 void posv(const char *uplo, const lint *n, const lint *nrhs, T *a, const lint *lda, T *b, const lint *ldb,
           lint *info) {
   const RoutineName name = routine_name<T>("POSV ");  // as LAPACK passes it to XERBLA
-  *info = 0;
-  if (!lsame(uplo, 'U') && !lsame(uplo, 'L'))
-    *info = -1;
-  else if (*n < 0)
-    *info = -2;
-  else if (*nrhs < 0)
-    *info = -3;
-  else if (*lda < max1(*n))
-    *info = -5;
-  else if (*ldb < max1(*n))
-    *info = -7;
+  *info = check_uplo_n_nrhs(uplo, *n, *nrhs, *lda, *ldb);
   if (*info != 0) {
     report_illegal(name, -*info);
     return;

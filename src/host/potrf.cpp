@@ -43,13 +43,7 @@ template <class T> void finish_on_cpu(bool upper, lint n, lint k, T *a, lint lda
 
 template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
   const RoutineName name = routine_name<T>("POTRF");
-  *info = 0;
-  if (!lsame(uplo, 'U') && !lsame(uplo, 'L'))
-    *info = -1;
-  else if (*n < 0)
-    *info = -2;
-  else if (*lda < max1(*n))
-    *info = -4;
+  *info = check_uplo_n_lda(uplo, *n, *lda);
   if (*info != 0) {
     report_illegal(name, -*info);
     return;

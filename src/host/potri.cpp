@@ -15,13 +15,7 @@ namespace hqr {
 
 template <class T> void potri(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
   const RoutineName name = routine_name<T>("POTRI");
-  *info = 0;
-  if (!lsame(uplo, 'U') && !lsame(uplo, 'L'))
-    *info = -1;
-  else if (*n < 0)
-    *info = -2;
-  else if (*lda < max1(*n))
-    *info = -4;
+  *info = check_uplo_n_lda(uplo, *n, *lda);
   if (*info != 0) {
     report_illegal(name, -*info);
     return;
