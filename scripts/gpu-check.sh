@@ -22,6 +22,26 @@ echo "== hybrid potrf up to n = 20000"
 HQR_GPU_MIN_N=0 HQR_TEST_LARGE=1 build/test/test_potrf_hybrid >"$out/large.log" 2>&1 || fail=1
 tail -n 2 "$out/large.log"
 
+echo "== hybrid potrf with the diagonal blocks on the CPU (HQR_PANEL=cpu)"
+HQR_PANEL=cpu HQR_GPU_MIN_N=0 HQR_TEST_LARGE=1 build/test/test_potrf_hybrid >"$out/panel-cpu.log" 2>&1 || fail=1
+tail -n 2 "$out/panel-cpu.log"
+
+# Every kind of GPU step made to fail, first and later occurrences: the
+# answers must still be LAPACK's (through the CPU), and the trace must show
+# that the fault fired and the CPU took over.
+echo "== injected GPU faults"
+for f in alloc copy copy:7 kernel kernel:9 sync sync:4; do
+  for panel in gpu cpu; do
+    log="$out/fault-$f-$panel.log"
+    HQR_PANEL=$panel HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_SCRIPTS=0 \
+      scripts/run-tests.sh build/test/test_potrf_hybrid build/test/test_cholesky >"$log" 2>&1
+    rc=$?
+    fired=$(grep -cE "path=cpu \((CUDA error|GPU out of memory)" "$log")
+    if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+    echo "HQR_FAULT=$f HQR_PANEL=$panel: $r ($(tail -n 1 "$log"); $fired calls fell back)"
+  done
+done
+
 echo "== compute-sanitizer"
 for tool in memcheck racecheck; do
   HQR_GPU_MIN_N=0 timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 build/test/test_potrf_hybrid \

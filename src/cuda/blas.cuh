@@ -68,6 +68,19 @@ inline cublasStatus_t herk(cublasHandle_t h, cublasFillMode_t uplo, cublasOperat
   return cublasZherk_64(h, uplo, t, n, k, &alpha, cu(a), lda, &beta, cu(c), ldc);
 }
 
+// C = op(A) (m-by-n), out of place; op is CUBLAS_OP_N, _T or _C.
+#define HQR_GEAM(T, fn)                                                                                     \
+  inline cublasStatus_t geam(cublasHandle_t h, cublasOperation_t ta, int64_t m, int64_t n, const T *a,        \
+                             int64_t lda, T *c, int64_t ldc) {                                               \
+    const T one(1), zero(0);                                                                                \
+    return fn(h, ta, CUBLAS_OP_N, m, n, cu(&one), cu(a), lda, cu(&zero), cu(c), ldc, cu(c), ldc);            \
+  }
+HQR_GEAM(float, cublasSgeam_64)
+HQR_GEAM(double, cublasDgeam_64)
+HQR_GEAM(cc, cublasCgeam_64)
+HQR_GEAM(zc, cublasZgeam_64)
+#undef HQR_GEAM
+
 template <class T> constexpr cudaDataType data_type() {
   if constexpr (std::is_same_v<T, float>) return CUDA_R_32F;
   if constexpr (std::is_same_v<T, double>) return CUDA_R_64F;

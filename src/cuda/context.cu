@@ -68,10 +68,13 @@ bool create(Context &c, int device) {
   std::snprintf(c.name, sizeof c.name, "%s", prop.name);
   c.total_memory = prop.totalGlobalMem;
   if (!ok(cublasCreate(&c.blas))) return fail("cublasCreate");
-  if (!ok(cusolverDnCreate(&c.solver))) return fail("cusolverDnCreate");
+  if (!ok(cusolverDnCreate(&c.solver)) || !ok(cusolverDnCreate(&c.panel_solver))) return fail("cusolverDnCreate");
+  if (!ok(cublasCreate(&c.upload_blas)) || !ok(cublasCreate(&c.download_blas))) return fail("cublasCreate");
   for (cudaStream_t *s : {&c.compute_stream, &c.panel_stream, &c.upload_stream, &c.download_stream})
     if (!ok(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking))) return fail("cudaStreamCreate");
-  if (!ok(cublasSetStream(c.blas, c.compute_stream)) || !ok(cusolverDnSetStream(c.solver, c.compute_stream)))
+  if (!ok(cublasSetStream(c.blas, c.compute_stream)) || !ok(cusolverDnSetStream(c.solver, c.compute_stream)) ||
+      !ok(cusolverDnSetStream(c.panel_solver, c.panel_stream)) || !ok(cublasSetStream(c.upload_blas, c.upload_stream)) ||
+      !ok(cublasSetStream(c.download_blas, c.download_stream)))
     return fail("setting the library streams");
   if (!c.staging_memory.reserve(2 * Context::kSlots * Context::kSlotBytes)) return fail("pinned staging");
   char *p = static_cast<char *>(c.staging_memory.get());

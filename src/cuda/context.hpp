@@ -9,6 +9,7 @@
 #include <cusolverDn.h>
 
 #include <cstddef>
+#include <cstdlib>
 #include <mutex>
 
 #include "host/copy_pool.hpp"
@@ -67,8 +68,12 @@ struct Context {
   char name[256] = "";
   std::size_t total_memory = 0;
 
-  cublasHandle_t blas = nullptr;
-  cusolverDnHandle_t solver = nullptr;
+  cublasHandle_t blas = nullptr;             // on compute_stream
+  cusolverDnHandle_t solver = nullptr;        // on compute_stream
+  cusolverDnHandle_t panel_solver = nullptr;  // on panel_stream
+  // On upload_stream / download_stream: transposes of staged data, so that
+  // the threads that move data never share a handle with the compute one.
+  cublasHandle_t upload_blas = nullptr, download_blas = nullptr;
   cudaStream_t compute_stream = nullptr;  // updates, trsm, syrk
   cudaStream_t panel_stream = nullptr;    // diagonal blocks to and from the CPU
   cudaStream_t upload_stream = nullptr;   // caller's matrix in
@@ -83,10 +88,19 @@ struct Context {
   static constexpr std::size_t kSlotBytes = std::size_t(16) << 20;
   PinnedBuffer staging_memory;
   StagingSlot upload_slots[kSlots], download_slots[kSlots];
+  // Device twins of the staging slots, for data that is transposed on its
+  // way in or out (uplo = 'U'); allocated on first use.
+  DeviceBuffer device_staging;
 
   // Host threads that move pageable <-> pinned (one thread copies ~10 GB/s;
-  // several reach the link's rate).
-  CopyPool upload_copies{6}, download_copies{6};
+  // eight reach the link's rate on the H200 host).
+  // HQR_COPY_THREADS (each way) is a tuning knob for measurement.
+  static int copy_threads() {
+    const char *v = std::getenv("HQR_COPY_THREADS");
+    const int n = v ? std::atoi(v) : 0;
+    return n > 0 && n <= 64 ? n : 8;
+  }
+  CopyPool upload_copies{copy_threads()}, download_copies{copy_threads()};
 
   std::mutex lock;
 };

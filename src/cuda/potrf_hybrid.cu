@@ -6,18 +6,30 @@
 //
 //   upload thread:   caller -> pinned slot (host threads) -> device, panel by panel
 //   compute stream:  herk(diag k) ; gemm(below diag k) ; trsm
-//   CPU:             potf2(diag k) while the GPU runs gemm(k)  (look-ahead)
 //   download thread: device -> pinned slot -> caller, only the referenced triangle
 //
-// The device always factors the lower triangle: for uplo = 'U' the host
-// threads that stage the data conjugate-transpose it on the way (A = U**H*U
-// is A**H = L*L**H with L = U**H), so one GPU schedule serves both. Only the
+// Two ways to factor the diagonal block (Panel):
+//   cpu: hqr's own potf2 on the host while the GPU runs gemm(k); the trsm of
+//        panel k is split so that the rows of block k+1 go first and the
+//        herk of diagonal block k+1 can leave for the CPU early (look-ahead).
+//   gpu: cuSOLVER's potrf on the device, queued behind herk(k): the host
+//        never waits and the GPU never idles on a host round trip.
+// Which is faster depends on the host's single-core speed against the GPU's
+// small-kernel latency; bench/results/ has the measurements behind the default.
+//
+// The device always factors the lower triangle: for uplo = 'U' the rows of U
+// travel as stored (whole column segments, at copy speed) and cuBLAS geam
+// conjugate-transposes them on the device, on the way in and on the way out
+// (A = U**H*U is A**H = L*L**H with L = U**H), so one schedule serves both. Only the
 // triangle LAPACK references moves; the other triangle is never written.
 //
-// If the GPU fails mid-call, the columns of L already stored in the caller's
-// array are final and the rest still hold the input: Result::resume tells the
-// host side to finish from there on the CPU.
+// If the GPU fails mid-call, or a leading minor is not positive definite (or
+// NaN), the columns of L already stored in the caller's array are final and
+// the rest still hold the input: Result::resume tells the host side to finish
+// from there on the CPU, which leaves the factor exactly as LAPACK does.
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -32,6 +44,7 @@
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "host/config.hpp"
+#include "host/fault.hpp"
 
 namespace hqr::gpu {
 namespace {
@@ -54,6 +67,9 @@ std::vector<Rect> chunks(const Rect &r, std::size_t elem) {
   for (lint j = 0; j < r.n; j += per) out.push_back({r.r0, r.c0 + j, r.m, std::min(per, r.n - j)});
   return out;
 }
+
+// Where the diagonal blocks are factored (see the top of this file).
+enum class Panel { cpu, gpu };
 
 // Counts panels handed from one thread to another.
 class Progress {
@@ -80,42 +96,99 @@ class Progress {
   lint done_ = 0;
 };
 
+// cuSOLVER's potrf for the diagonal blocks of the gpu panel mode.
+class DevicePotrf {
+ public:
+  DevicePotrf() = default;
+  DevicePotrf(const DevicePotrf &) = delete;
+  DevicePotrf &operator=(const DevicePotrf &) = delete;
+  ~DevicePotrf() {
+    if (params_) cusolverDnDestroyParams(params_);
+  }
+  // Workspace sizes for blocks of order nb.
+  template <class T> bool init(cusolverDnHandle_t h, lint nb, T *a, lint lda) {
+    if (!ok(cusolverDnCreateParams(&params_))) return false;
+    const cudaDataType t = blas::data_type<T>();
+    if (!ok(cusolverDnXpotrf_bufferSize(h, params_, CUBLAS_FILL_MODE_LOWER, nb, t, a, lda, t, &device_bytes,
+                                        &host_bytes)))
+      return false;
+    host_.resize(host_bytes);
+    return true;
+  }
+  template <class T> cusolverStatus_t run(cusolverDnHandle_t h, lint n, T *a, lint lda, void *work, int *info) {
+    const cudaDataType t = blas::data_type<T>();
+    return cusolverDnXpotrf(h, params_, CUBLAS_FILL_MODE_LOWER, n, t, a, lda, t, work, device_bytes,
+                            host_.empty() ? nullptr : host_.data(), host_bytes, info);
+  }
+  std::size_t device_bytes = 0, host_bytes = 0;
+
+ private:
+  cusolverDnParams_t params_ = nullptr;
+  std::vector<char> host_;
+};
+
 template <class T> class HybridPotrf {
  public:
-  HybridPotrf(Context &c, bool upper, lint n, T *a, lint lda, lint nb)
+  HybridPotrf(Context &c, bool upper, lint n, T *a, lint lda, lint nb, Panel mode)
       : c_(c), upper_(upper), n_(n), a_(a), lda_(lda), nb_(nb), np_((n + nb - 1) / nb),
-        ldda_((n + 31) / 32 * 32) {}
+        ldda_((n + 31) / 32 * 32), mode_(mode) {}
 
   Result run() {
-    if (!c_.matrix.reserve(sizeof(T) * std::size_t(ldda_) * n_) ||
-        !c_.panel.reserve(2 * sizeof(T) * std::size_t(nb_) * nb_))
-      return {false, 0, "GPU out of memory", 0};
     if (std::size_t(n_) * sizeof(T) > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", 0};
-    dA_ = static_cast<T *>(c_.matrix.get());
+    if (!reserve()) return {false, 0, "GPU out of memory", 0};
     arrived_.resize(np_);
     final_.resize(np_);
     for (auto *v : {&arrived_, &final_})
       for (auto &e : *v)
         if (!ok(cudaEventCreateWithFlags(&e, cudaEventDisableTiming))) return finish({false, 0, "CUDA event", 0});
-    if (!ok(cudaEventCreateWithFlags(&diag_ready_, cudaEventDisableTiming)) ||
-        !ok(cudaEventCreateWithFlags(&diag_down_, cudaEventDisableTiming)) ||
-        !ok(cudaEventCreateWithFlags(&diag_up_, cudaEventDisableTiming)))
-      return finish({false, 0, "CUDA event", 0});
+    for (cudaEvent_t *e : {&diag_ready_, &diag_down_, &diag_up_})
+      if (!ok(cudaEventCreateWithFlags(e, cudaEventDisableTiming))) return finish({false, 0, "CUDA event", 0});
 
-    std::thread uploader([this] { upload(); });
+    start_ = Clock::now();
+    std::thread uploader([this] {
+      upload();
+      upload_done_ = since_start();
+    });
     std::thread downloader([this] { download(); });
-    const lint info = factor();
+    factor();
+    factor_done_ = since_start();
     stop_upload_ = true;
     uploaded_.wake();
     uploader.join();
     downloader.join();
     for (cudaStream_t s : {c_.compute_stream, c_.panel_stream, c_.upload_stream, c_.download_stream})
-      if (!ok(cudaStreamSynchronize(s))) gpu_failed_ = true;
+      check(cudaStreamSynchronize(s), fault::Point::sync);
+    if (config::verbose_level() >= 2)
+      std::fprintf(stderr,
+                   "hqr: potrf phases (s from start): uploads queued %.4f, factor queued %.4f, last panel final "
+                   "%.4f, stores done %.4f\n",
+                   upload_done_, factor_done_, last_final_, since_start());
     if (gpu_failed_) return finish({false, 0, "CUDA error", stored_columns_.load()});
-    return finish({true, info, nullptr, 0});
+    if (not_spd_) return finish({false, 0, "leading minor not positive definite: LAPACK finishes", stored_columns_.load()});
+    return finish({true, 0, nullptr, 0});
   }
 
  private:
+  // Device: the matrix, and for the gpu mode cuSOLVER's workspace and one
+  // INFO per panel. Pinned: the diagonal block (cpu mode) or the INFOs.
+  bool reserve() {
+    if (fault::hit(fault::Point::alloc)) return false;
+    if (!c_.matrix.reserve(sizeof(T) * std::size_t(ldda_) * n_)) return false;
+    dA_ = static_cast<T *>(c_.matrix.get());
+    if (upper_ && !c_.device_staging.reserve(2 * Context::kSlots * Context::kSlotBytes)) return false;
+    if (mode_ == Panel::cpu) {
+      if (!c_.panel.reserve(2 * sizeof(T) * std::size_t(nb_) * nb_)) return false;
+      return true;
+    }
+    if (!solver_.init(c_.panel_solver, nb_, dA_, ldda_)) return false;
+    const std::size_t infos = std::size_t(np_) * sizeof(int), ws = (solver_.device_bytes + 255) / 256 * 256;
+    if (!c_.workspace.reserve(ws + infos) || !c_.panel.reserve(infos)) return false;
+    dwork_ = c_.workspace.get();
+    dinfo_ = reinterpret_cast<int *>(static_cast<char *>(dwork_) + ws);
+    hinfo_ = static_cast<int *>(c_.panel.get());
+    return true;
+  }
+
   Result finish(Result r) {
     for (auto *v : {&arrived_, &final_})
       for (auto &e : *v)
@@ -126,47 +199,79 @@ template <class T> class HybridPotrf {
     return r;
   }
 
+  using Clock = std::chrono::steady_clock;
+  double since_start() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
   T *dev(lint i, lint j) const { return dA_ + i + std::size_t(j) * ldda_; }
   T *host(lint i, lint j) const { return a_ + i + std::size_t(j) * lda_; }
 
-  template <class S> bool check(S status) {
-    if (!ok(status)) gpu_failed_ = true;
+  // A CUDA step: false (and every thread stops) on an error, or where the
+  // HQR_FAULT test switch says this kind of step fails.
+  template <class S> bool check(S status, fault::Point p) {
+    if (!ok(status) || fault::hit(p)) {
+      gpu_failed_ = true;
+      halt_ = true;
+    }
     return !gpu_failed_;
   }
+  // A pivot failed: the CPU finishes from the columns stored so far.
+  void pivot_failed() {
+    not_spd_ = true;
+    halt_ = true;
+  }
+  bool stopped() const { return halt_; }
 
   // Caller -> pinned slot -> device, panel by panel, in factorization order.
   void upload() {
     int slot = 0;
-    for (lint k = 0; k < np_ && !stop_upload_ && !gpu_failed_; ++k) {
+    for (lint k = 0; k < np_ && !stop_upload_ && !stopped(); ++k) {
       for (const Rect &r : chunks(panel_rect(n_, nb_, k), sizeof(T))) {
-        StagingSlot &s = c_.upload_slots[slot++ % Context::kSlots];
-        if (!check(cudaEventSynchronize(s.dma_done))) break;
-        stage(r, static_cast<T *>(s.host));
-        if (!check(cudaMemcpy2DAsync(dev(r.r0, r.c0), ldda_ * sizeof(T), s.host, r.m * sizeof(T), r.m * sizeof(T),
-                                     r.n, cudaMemcpyHostToDevice, c_.upload_stream)) ||
-            !check(cudaEventRecord(s.dma_done, c_.upload_stream)))
-          break;
+        const int i = slot++ % Context::kSlots;
+        StagingSlot &s = c_.upload_slots[i];
+        if (!check(cudaEventSynchronize(s.dma_done), fault::Point::sync)) break;
+        if (!upper_) {
+          copy_block(c_.upload_copies, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, s.host, r.m);
+          if (!check(cudaMemcpy2DAsync(dev(r.r0, r.c0), ldda_ * sizeof(T), s.host, r.m * sizeof(T),
+                                       r.m * sizeof(T), r.n, cudaMemcpyHostToDevice, c_.upload_stream),
+                     fault::Point::copy))
+            break;
+        } else {
+          // The chunk's rows of U, as stored (r.n by r.m), go up unchanged
+          // and are conjugate-transposed into L on the device.
+          T *twin = device_slot(i);
+          copy_block(c_.upload_copies, sizeof(T), r.n, r.m, host(r.c0, r.r0), lda_, s.host, r.n);
+          if (!check(cudaMemcpyAsync(twin, s.host, sizeof(T) * r.n * r.m, cudaMemcpyHostToDevice, c_.upload_stream),
+                     fault::Point::copy) ||
+              !check(blas::geam(c_.upload_blas, blas::op_c<T>(), r.m, r.n, twin, r.n, dev(r.r0, r.c0), ldda_),
+                     fault::Point::kernel))
+            break;
+        }
+        if (!check(cudaEventRecord(s.dma_done, c_.upload_stream), fault::Point::copy)) break;
       }
-      if (!check(cudaEventRecord(arrived_[k], c_.upload_stream))) break;
+      if (!check(cudaEventRecord(arrived_[k], c_.upload_stream), fault::Point::copy)) break;
       uploaded_.publish(k + 1);
     }
     uploaded_.wake();
   }
 
-  // Caller -> pinned: chunk r of L, packed with leading dimension r.m.
-  void stage(const Rect &r, T *staged) {
-    if (!upper_) {
-      copy_block(c_.upload_copies, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, staged, r.m);
-      return;
-    }
-    for_pieces(c_.upload_copies, r.m, [&](lint i0, lint i1) {
-      // Rows i0..i1 of the chunk are columns of the caller's upper triangle:
-      // read each contiguously, scatter conjugated into the chunk's rows.
-      for (lint i = i0; i < i1; ++i) {
-        const T *src = host(r.c0, r.r0 + i);
-        for (lint jj = 0; jj < r.n; ++jj) staged[i + std::size_t(jj) * r.m] = conj_(src[jj]);
-      }
-    });
+  // Device staging slot i of the upload side (i < kSlots) or download side.
+  T *device_slot(int i) const {
+    return reinterpret_cast<T *>(static_cast<char *>(c_.device_staging.get()) + std::size_t(i) * Context::kSlotBytes);
+  }
+
+  // Element (i, jj) of chunk r of L as staged: column-major r.m by r.n for
+  // lower; for upper the rows of U as stored, r.n by r.m.
+  T staged_at(const Rect &r, const T *staged, lint i, lint jj) const {
+    return upper_ ? conj_(staged[jj + std::size_t(i) * r.n]) : staged[i + std::size_t(jj) * r.m];
+  }
+
+  // A chunk of L is final only if its diagonal is positive: the device does
+  // not stop at a NaN pivot (cuSOLVER tests `<= 0`, as OpenBLAS does), so a
+  // NaN there marks where LAPACK would have stopped.
+  bool diagonal_ok(const Rect &r, const T *staged) const {
+    for (lint jj = 0; jj < r.n; ++jj)
+      if (std::isnan(std::real(staged_at(r, staged, r.c0 + jj - r.r0, jj)))) return false;
+    return true;
   }
 
   // Pinned -> caller: chunk r of L, only the elements of the referenced
@@ -176,22 +281,24 @@ template <class T> class HybridPotrf {
       if (!upper_) {
         for (lint jj = p0; jj < p1; ++jj) {
           const lint j = r.c0 + jj, lo = std::max(r.r0, j);
-          std::memcpy(host(lo, j), staged + (lo - r.r0) + std::size_t(jj) * r.m, (r.r0 + r.m - lo) * sizeof(T));
+          stream_copy(host(lo, j), staged + (lo - r.r0) + std::size_t(jj) * r.m, (r.r0 + r.m - lo) * sizeof(T));
         }
+        store_fence();
         return;
       }
-      for (lint i = p0; i < p1; ++i) {  // row i of the chunk = column r.r0+i of A
-        const lint row = r.r0 + i;
-        T *dst = host(r.c0, row);
-        for (lint jj = 0; jj < r.n && r.c0 + jj <= row; ++jj) dst[jj] = conj_(staged[i + std::size_t(jj) * r.m]);
+      // Column r.r0+i of U: rows r.c0.. up to the diagonal.
+      for (lint i = p0; i < p1; ++i) {
+        const lint rows = std::min(r.n, r.r0 + i - r.c0 + 1);
+        if (rows > 0) stream_copy(host(r.c0, r.r0 + i), staged + std::size_t(i) * r.n, rows * sizeof(T));
       }
+      store_fence();
     });
     stored_columns_.store(r.c0 + r.n);
   }
 
   // Splits 0..count into a few ranges run at once on `pool`.
   template <class F> static void for_pieces(CopyPool &pool, lint count, F &&f) {
-    const lint pieces = std::max<lint>(1, std::min<lint>(count, pool.threads() * 2));
+    const lint pieces = std::max<lint>(1, std::min<lint>(count, pool.threads()));
     const lint per = (count + pieces - 1) / pieces;
     pool.run(int(pieces), [&](int p) { f(std::min(count, p * per), std::min(count, (p + 1) * per)); });
   }
@@ -204,91 +311,165 @@ template <class T> class HybridPotrf {
   }
 
   // Device -> pinned slot -> caller, each panel once it is final; DMAs run
-  // up to kSlots chunks ahead of the host copies.
+  // up to kSlots chunks ahead of the host copies. Stops storing at the first
+  // panel whose pivot failed, so the caller's array holds final columns and
+  // then input.
   void download() {
     struct Pending {
+      lint k;
       Rect r;
       StagingSlot *s;
     };
     std::deque<Pending> pending;
     int slot = 0;
+    bool halted = false;  // a pivot failed: nothing more is stored
     auto drain_one = [&] {
       Pending p = pending.front();
       pending.pop_front();
-      if (check(cudaEventSynchronize(p.s->dma_done))) store(p.r, static_cast<const T *>(p.s->host));
+      if (halted || gpu_failed_ || !check(cudaEventSynchronize(p.s->dma_done), fault::Point::sync)) return;
+      const T *staged = static_cast<const T *>(p.s->host);
+      if (p.k == np_ - 1 && last_final_ == 0) last_final_ = since_start();
+      if ((mode_ == Panel::gpu && hinfo_[p.k] != 0) || !diagonal_ok(p.r, staged)) {
+        halted = true;
+        pivot_failed();
+        return;
+      }
+      store(p.r, staged);
     };
-    for (lint k = 0; k < np_; ++k) {
-      if (!finalized_.wait_past(k, stop_download_) || gpu_failed_) break;
-      if (!check(cudaStreamWaitEvent(c_.download_stream, final_[k], 0))) break;
+    // Panels published before a failure in the cpu mode are still stored.
+    for (lint k = 0; k < np_ && !halted && !gpu_failed_; ++k) {
+      if (!finalized_.wait_past(k, stop_download_) || halted || gpu_failed_) break;
+      if (!check(cudaStreamWaitEvent(c_.download_stream, final_[k], 0), fault::Point::copy)) break;
       for (const Rect &r : chunks(panel_rect(n_, nb_, k), sizeof(T))) {
         if (pending.size() == std::size_t(Context::kSlots)) drain_one();
-        StagingSlot &s = c_.download_slots[slot++ % Context::kSlots];
-        if (!check(cudaMemcpy2DAsync(s.host, r.m * sizeof(T), dev(r.r0, r.c0), ldda_ * sizeof(T), r.m * sizeof(T),
-                                     r.n, cudaMemcpyDeviceToHost, c_.download_stream)) ||
-            !check(cudaEventRecord(s.dma_done, c_.download_stream)))
-          break;
-        pending.push_back({r, &s});
+        const int i = slot++ % Context::kSlots;
+        StagingSlot &s = c_.download_slots[i];
+        bool queued;
+        if (!upper_) {
+          queued = check(cudaMemcpy2DAsync(s.host, r.m * sizeof(T), dev(r.r0, r.c0), ldda_ * sizeof(T),
+                                           r.m * sizeof(T), r.n, cudaMemcpyDeviceToHost, c_.download_stream),
+                         fault::Point::copy);
+        } else {
+          // Back to rows of U on the device, so that the host copies whole
+          // column segments.
+          T *twin = device_slot(Context::kSlots + i);
+          queued = check(blas::geam(c_.download_blas, blas::op_c<T>(), r.n, r.m, dev(r.r0, r.c0), ldda_, twin, r.n),
+                         fault::Point::kernel) &&
+                   check(cudaMemcpyAsync(s.host, twin, sizeof(T) * r.n * r.m, cudaMemcpyDeviceToHost,
+                                         c_.download_stream),
+                         fault::Point::copy);
+        }
+        if (!queued || !check(cudaEventRecord(s.dma_done, c_.download_stream), fault::Point::copy)) break;
+        pending.push_back({k, r, &s});
       }
     }
-    while (!pending.empty() && !gpu_failed_) drain_one();
+    while (!pending.empty()) drain_one();
   }
 
-  // The left-looking loop. Returns INFO; panels 0..k are published as final
-  // (k = the panel where a minor failed, or all of them).
-  lint factor() {
+  // Panel k is on the device (stream-ordered on the compute stream).
+  bool arrived(lint k) {
+    return uploaded_.wait_past(k, halt_) &&
+           check(cudaStreamWaitEvent(c_.compute_stream, arrived_[k], 0), fault::Point::sync);
+  }
+
+  // Diagonal block k: A(k,k) -= L(k,0:k) L(k,0:k)**H.
+  bool update_diagonal(lint k) {
     using R = typename Prec<T>::real;
-    cublasHandle_t h = c_.blas;
-    const cublasOperation_t C = blas::op_c<T>();
-    const auto fill = CUBLAS_FILL_MODE_LOWER;
-    T *panel = static_cast<T *>(c_.panel.get());
-    T *work = panel + std::size_t(nb_) * nb_;
-    const T one(1), minus_one(-1);
-    lint info = 0;
-    for (lint k = 0; k < np_; ++k) {
-      const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0), rest = n_ - k0 - kb;
-      if (!uploaded_.wait_past(k, gpu_failed_) || !check(cudaStreamWaitEvent(c_.compute_stream, arrived_[k], 0)))
-        break;
-      T *akk = dev(k0, k0);
-      // Diagonal block: A(k,k) -= L(k,0:k) L(k,0:k)**H, then to the CPU.
-      if (k0 > 0) {
-        if (!check(blas::herk(h, fill, CUBLAS_OP_N, kb, k0, R(-1), dev(k0, 0), ldda_, R(1), akk, ldda_))) break;
-      }
-      if (!check(cudaEventRecord(diag_ready_, c_.compute_stream)) ||
-          !check(cudaStreamWaitEvent(c_.panel_stream, diag_ready_, 0)) ||
-          !check(cudaMemcpy2DAsync(panel, kb * sizeof(T), akk, ldda_ * sizeof(T), kb * sizeof(T), kb,
-                                   cudaMemcpyDeviceToHost, c_.panel_stream)) ||
-          !check(cudaEventRecord(diag_down_, c_.panel_stream)))
-        break;
-      // Look-ahead: the GPU updates the rest of the panel while the CPU
-      // factors the diagonal block.
-      if (k0 > 0 && rest > 0) {
-        if (!check(blas::gemm(h, CUBLAS_OP_N, C, rest, kb, k0, minus_one, dev(k0 + kb, 0), ldda_, dev(k0, 0), ldda_,
-                              one, dev(k0 + kb, k0), ldda_)))
-          break;
-      }
-      if (!check(cudaEventSynchronize(diag_down_))) break;
-      const lint local = cpu::potf2(false, kb, panel, kb, work);
-      if (!check(cudaMemcpy2DAsync(akk, ldda_ * sizeof(T), panel, kb * sizeof(T), kb * sizeof(T), kb,
-                                   cudaMemcpyHostToDevice, c_.panel_stream)) ||
-          !check(cudaEventRecord(diag_up_, c_.panel_stream)) ||
-          !check(cudaStreamWaitEvent(c_.compute_stream, diag_up_, 0)))
-        break;
-      if (local != 0) {
-        // LAPACK stops at the failing minor: the panel is written back as
-        // it stands (factored columns, then the non-positive pivot).
-        info = k0 + local;
-      } else if (rest > 0) {
-        if (!check(blas::trsm(h, CUBLAS_SIDE_RIGHT, fill, C, CUBLAS_DIAG_NON_UNIT, rest, kb, one, akk, ldda_,
-                              dev(k0 + kb, k0), ldda_)))
-          break;
-      }
-      if (!check(cudaEventRecord(final_[k], c_.compute_stream))) break;
-      finalized_.publish(k + 1);
-      if (info != 0) break;
-    }
+    const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
+    return k0 == 0 || check(blas::herk(c_.blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, kb, k0, R(-1), dev(k0, 0),
+                                       ldda_, R(1), dev(k0, k0), ldda_),
+                            fault::Point::kernel);
+  }
+
+  // Rows r0..r0+m-1 below diagonal block k: A -= L(rows,0:k) L(k,0:k)**H.
+  bool update_rows(lint k, lint r0, lint m) {
+    const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
+    return k0 == 0 || m == 0 ||
+           check(blas::gemm(c_.blas, CUBLAS_OP_N, blas::op_c<T>(), m, kb, k0, T(-1), dev(r0, 0), ldda_, dev(k0, 0),
+                            ldda_, T(1), dev(r0, k0), ldda_),
+                 fault::Point::kernel);
+  }
+
+  // Rows r0..r0+m-1 of panel k: A := A * L(k,k)**-H.
+  bool solve_rows(lint k, lint r0, lint m) {
+    const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
+    return m == 0 || check(blas::trsm(c_.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, blas::op_c<T>(),
+                                      CUBLAS_DIAG_NON_UNIT, m, kb, T(1), dev(k0, k0), ldda_, dev(r0, k0), ldda_),
+                            fault::Point::kernel);
+  }
+
+  bool publish_final(lint k) {
+    if (!check(cudaEventRecord(final_[k], c_.compute_stream), fault::Point::kernel)) return false;
+    finalized_.publish(k + 1);
+    return true;
+  }
+
+  void factor() {
+    if (mode_ == Panel::gpu)
+      factor_gpu_panels();
+    else
+      factor_cpu_panels();
     stop_download_ = true;
     finalized_.wake();
-    return info;
+  }
+
+  // Everything queued on the device; the host only waits for uploads. The
+  // diagonal block's potrf runs on the panel stream beside gemm(k), which
+  // does not need it, so its latency hides behind the gemm.
+  void factor_gpu_panels() {
+    for (lint k = 0; k < np_ && !stopped(); ++k) {
+      const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
+      if (!arrived(k) || !update_diagonal(k) ||
+          !check(cudaEventRecord(diag_ready_, c_.compute_stream), fault::Point::kernel) ||
+          !check(cudaStreamWaitEvent(c_.panel_stream, diag_ready_, 0), fault::Point::sync) ||
+          !check(solver_.run(c_.panel_solver, kb, dev(k0, k0), ldda_, dwork_, dinfo_ + k), fault::Point::kernel) ||
+          !check(cudaMemcpyAsync(hinfo_ + k, dinfo_ + k, sizeof(int), cudaMemcpyDeviceToHost, c_.panel_stream),
+                 fault::Point::copy) ||
+          !check(cudaEventRecord(diag_up_, c_.panel_stream), fault::Point::kernel) ||
+          !update_rows(k, k0 + kb, n_ - k0 - kb) ||
+          !check(cudaStreamWaitEvent(c_.compute_stream, diag_up_, 0), fault::Point::sync) ||
+          !solve_rows(k, k0 + kb, n_ - k0 - kb) || !publish_final(k))
+        return;
+    }
+  }
+
+  // Diagonal block k: updated on the device, then on its way to the host.
+  bool send_diagonal(lint k) {
+    const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
+    return arrived(k) && update_diagonal(k) &&
+           check(cudaEventRecord(diag_ready_, c_.compute_stream), fault::Point::kernel) &&
+           check(cudaStreamWaitEvent(c_.panel_stream, diag_ready_, 0), fault::Point::copy) &&
+           check(cudaMemcpy2DAsync(c_.panel.get(), kb * sizeof(T), dev(k0, k0), ldda_ * sizeof(T), kb * sizeof(T),
+                                   kb, cudaMemcpyDeviceToHost, c_.panel_stream),
+                 fault::Point::copy) &&
+           check(cudaEventRecord(diag_down_, c_.panel_stream), fault::Point::copy);
+  }
+
+  // The CPU factors diagonal block k while the GPU runs gemm(k) and the
+  // tail of trsm(k-1); then the rows of block k+1 are solved first, so that
+  // diagonal block k+1 can leave while the rest of panel k is solved.
+  void factor_cpu_panels() {
+    T *block = static_cast<T *>(c_.panel.get());
+    T *work = block + std::size_t(nb_) * nb_;
+    if (!send_diagonal(0)) return;
+    for (lint k = 0; k < np_; ++k) {
+      const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0), rest = n_ - k0 - kb;
+      if (!update_rows(k, k0 + kb, rest) || !check(cudaEventSynchronize(diag_down_), fault::Point::sync)) return;
+      if (cpu::potf2(false, kb, block, kb, work) != 0) {
+        pivot_failed();  // panels before k are final; LAPACK finishes from there
+        return;
+      }
+      if (!check(cudaMemcpy2DAsync(dev(k0, k0), ldda_ * sizeof(T), block, kb * sizeof(T), kb * sizeof(T), kb,
+                                   cudaMemcpyHostToDevice, c_.panel_stream),
+                 fault::Point::copy) ||
+          !check(cudaEventRecord(diag_up_, c_.panel_stream), fault::Point::copy) ||
+          !check(cudaStreamWaitEvent(c_.compute_stream, diag_up_, 0), fault::Point::sync))
+        return;
+      const lint next_rows = std::min(nb_, rest);
+      if (!solve_rows(k, k0 + kb, next_rows) || (k + 1 < np_ && !send_diagonal(k + 1)) ||
+          !solve_rows(k, k0 + kb + next_rows, rest - next_rows) || !publish_final(k))
+        return;
+    }
   }
 
   Context &c_;
@@ -296,11 +477,18 @@ template <class T> class HybridPotrf {
   const lint n_;
   T *const a_;
   const lint lda_, nb_, np_, ldda_;
+  const Panel mode_;
   T *dA_ = nullptr;
+  DevicePotrf solver_;
+  void *dwork_ = nullptr;
+  int *dinfo_ = nullptr, *hinfo_ = nullptr;
   std::vector<cudaEvent_t> arrived_, final_;  // per panel: on the device / final
   cudaEvent_t diag_ready_ = nullptr, diag_down_ = nullptr, diag_up_ = nullptr;
   Progress uploaded_, finalized_;
-  std::atomic<bool> gpu_failed_{false}, stop_upload_{false}, stop_download_{false};
+  Clock::time_point start_;
+  double upload_done_ = 0, factor_done_ = 0, last_final_ = 0;  // HQR_VERBOSE=2
+  // halt_: every thread stops (a CUDA error, or a failed pivot).
+  std::atomic<bool> gpu_failed_{false}, not_spd_{false}, halt_{false}, stop_upload_{false}, stop_download_{false};
   std::atomic<lint> stored_columns_{0};  // leading columns of L final in the caller's array
 };
 
@@ -321,9 +509,10 @@ template <class T> Result potrf(bool upper, lint n, T *a, lint lda) {
   if (!c) return {false, 0, context_error(), 0};
   std::lock_guard<std::mutex> g(c->lock);
   if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
+  const Panel mode = config::panel() == config::kPanelCpu ? Panel::cpu : Panel::gpu;
   const int nb_setting = config::nb();
-  const lint nb = nb_setting > 0 ? nb_setting : 512;
-  return HybridPotrf<T>(*c, upper, n, a, lda, std::min(nb, n)).run();
+  const lint nb = nb_setting > 0 ? nb_setting : (mode == Panel::cpu ? 512 : 1024);
+  return HybridPotrf<T>(*c, upper, n, a, lda, std::min(nb, n), mode).run();
 }
 
 template Result potrf(bool, lint, float *, lint);

@@ -2,7 +2,10 @@
 // Contract (LAPACK 3.11): uplo 'U'/'L' (arg 1); n >= 0 (2); lda >= max(1,n) (4).
 // info > 0: the leading minor of that order is not positive definite; the
 // factorization stopped there, as LAPACK leaves it.
+#include <chrono>
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "cuda/gpu.hpp"
 #include "dispatch.hpp"
@@ -39,6 +42,31 @@ template <class T> void finish_on_cpu(bool upper, lint n, lint k, T *a, lint lda
   cpu_potrf(upper ? "U" : "L", &m, a22, &lda, info);
   if (*info > 0) *info += k;
 }
+// Dispatch's probe: one factorization of a fresh random diagonally dominant
+// Hermitian matrix of order n on `path`, timed.
+template <class T> double probe(Path path, long n) {
+  using R = typename Prec<T>::real;
+  std::mt19937_64 gen{std::random_device{}()};
+  std::uniform_real_distribution<R> u(-1, 1);
+  std::vector<T> a(std::size_t(n) * n);
+  for (lint j = 0; j < n; ++j) {
+    a[j + std::size_t(j) * n] = T(R(n) + 1 + u(gen));
+    for (lint i = j + 1; i < n; ++i) {
+      if constexpr (is_complex<T>)
+        a[i + std::size_t(j) * n] = T(u(gen), u(gen));
+      else
+        a[i + std::size_t(j) * n] = u(gen);
+    }
+  }
+  const lint order = n;
+  lint info = 0;
+  const auto start = std::chrono::steady_clock::now();
+  if (path == Path::gpu)
+    gpu::potrf(false, order, a.data(), order);
+  else
+    cpu_potrf("L", &order, a.data(), &order, &info);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 }  // namespace
 
 template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
@@ -53,7 +81,7 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
   Trace trace(name, flops::potrf<T>(*n));
   trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
   const bool upper = lsame(uplo, 'U');
-  const Decision d = choose_path(Routine::potrf, *n);
+  const Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, probe<T>);
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potrf(upper, *n, a, *lda);
     if (r.ran) {
