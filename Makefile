@@ -20,7 +20,7 @@ VERSION   := 0.1.0
 
 # Debian packages needed to build and test; `make deps` installs what is missing.
 DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
-                liblapacke-dev libcmocka-dev liblapack-test
+                liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf
 
 WARN      := -Wall -Wextra -Wno-unused-parameter
 CXXFLAGS  ?= -O2 -g

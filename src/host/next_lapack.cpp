@@ -11,15 +11,19 @@ namespace hqr {
 namespace {
 
 // Libraries tried, in order, when RTLD_NEXT has no such symbol (hqr was
-// dlopen()ed, or is itself installed as the system's liblapack.so.3).
+// dlopen()ed, or is itself the system's liblapack.so.3 through
+// scripts/register-alternative.sh: then "liblapack.so.3" is hqr and is
+// skipped, and the real LAPACK is OpenBLAS's, or the reference one last).
 #ifdef HQR_ILP64
 constexpr const char *kFallbacks[] = {
     "liblapack64.so.3", "libblas64.so.3", "/usr/lib/x86_64-linux-gnu/openblas64-pthread/liblapack64.so.3",
-    "/usr/lib/x86_64-linux-gnu/openblas64-pthread/libblas64.so.3", "libopenblas64.so.0"};
+    "/usr/lib/x86_64-linux-gnu/openblas64-pthread/libblas64.so.3", "libopenblas64.so.0",
+    "/usr/lib/x86_64-linux-gnu/lapack64/liblapack64.so.3"};
 #else
 constexpr const char *kFallbacks[] = {
     "liblapack.so.3", "libblas.so.3", "/usr/lib/x86_64-linux-gnu/openblas-pthread/liblapack.so.3",
-    "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", "libopenblas.so.0"};
+    "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", "libopenblas.so.0",
+    "/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3"};
 #endif
 constexpr std::size_t kNumFallbacks = sizeof kFallbacks / sizeof kFallbacks[0];
 
@@ -34,9 +38,21 @@ const void *own_base() {
   return base;
 }
 
-bool is_own(void *p) {
+// True when p lies in hqr: this library, or another copy of it (the one
+// registered as the system's liblapack.so.3 is loaded beside a preloaded or
+// -lhqr one). Every copy defines hqr_version; calling into another copy
+// would check and trace the call twice.
+bool in_hqr(void *p) {
   Dl_info info{};
-  return dladdr(p, &info) && info.dli_fbase == own_base();
+  if (!dladdr(p, &info)) return false;
+  if (info.dli_fbase == own_base()) return true;
+  void *handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!handle) return false;
+  Dl_info marker{};
+  void *version = dlsym(handle, "hqr_version");  // searches the object first
+  const bool hqr = version && dladdr(version, &marker) && marker.dli_fbase == info.dli_fbase;
+  dlclose(handle);
+  return hqr;
 }
 
 struct Libraries {
@@ -58,7 +74,7 @@ const Libraries &libraries() {
 void *lookup(void *handle, const char *name) {
   if (!handle) return nullptr;
   void *p = dlsym(handle, name);
-  return (p && !is_own(p)) ? p : nullptr;
+  return (p && !in_hqr(p)) ? p : nullptr;
 }
 
 }  // namespace
