@@ -11,7 +11,8 @@ namespace hqr {
 namespace {
 
 // Libraries tried, in order, when RTLD_NEXT has no such symbol (hqr was
-// dlopen()ed, or is itself installed as the system's liblapack.so.3).
+// dlopen()ed, or is itself installed as the system's liblapack.so.3 or
+// liblapack64.so.3). libhqr64.so must never reach a 32-bit INTEGER library.
 #ifdef HQR_ILP64
 constexpr const char *kFallbacks[] = {
     "liblapack64.so.3", "libblas64.so.3", "/usr/lib/x86_64-linux-gnu/openblas64-pthread/liblapack64.so.3",
