@@ -1,6 +1,7 @@
 # hqr — a LAPACK-compatible drop-in library with a hybrid CPU/GPU path.
 #
-#   make            build build/libhqr.so (and build/hqr.mod)
+#   make            build build/libhqr.so and build/hqr.mod (32-bit INTEGER),
+#                   build/libhqr64.so and build/ilp64/hqr.mod (64-bit INTEGER)
 #   make check      install missing Debian packages, build, run every test
 #   make demo       run an unmodified LAPACK program plainly and through hqr
 #   make install PREFIX=/usr/local
@@ -20,7 +21,8 @@ VERSION   := 0.1.0
 
 # Debian packages needed to build and test; `make deps` installs what is missing.
 DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
-                liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf
+                liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf \
+                libopenblas64-dev liblapack64-dev libblas64-dev
 
 WARN      := -Wall -Wextra -Wno-unused-parameter
 CXXFLAGS  ?= -O2 -g
@@ -47,43 +49,78 @@ define objects
 $(patsubst src/%.cpp,$(BUILD)/obj/$(1)/%.o,$(HOST_SRC) $(CPU_SRC)) \
 $(patsubst src/%.cu,$(BUILD)/obj/$(1)/%.o,$(CUDA_SRC)) $(BUILD)/obj/$(1)/forward_stubs.o
 endef
-OBJ_LP64 := $(call objects,lp64)
+OBJ_LP64  := $(call objects,lp64)
+OBJ_ILP64 := $(call objects,ilp64)
+# -DHQR_ILP64 makes lapack_int (include/hqr.h), and so every INTEGER, 64-bit.
+ABI_FLAGS_lp64  :=
+ABI_FLAGS_ilp64 := -DHQR_ILP64
 
 LIB      := $(BUILD)/libhqr.so
+LIB64    := $(BUILD)/libhqr64.so
 FMOD     := $(BUILD)/hqr.mod
 FOBJ     := $(BUILD)/obj/fortran/hqr_mod.o
-LAPACK_LIBS := -llapack -lblas
+# The ILP64 module has the same name (module hqr), so it gets its own folder.
+FMOD64   := $(BUILD)/ilp64/hqr.mod
+FOBJ64   := $(BUILD)/obj/fortran64/hqr_mod.o
+# Each library is linked against the system LAPACK/BLAS of its INTEGER size,
+# so that RTLD_NEXT finds them (Debian: OpenBLAS, through alternatives).
+LAPACK_LIBS   := -llapack -lblas
+LAPACK64_LIBS := -llapack64 -lblas64
 
 .PHONY: all deps check demo install clean tests
-all: $(LIB) $(FMOD) $(BUILD)/hqr.pc
+all: $(LIB) $(LIB64) $(FMOD) $(FMOD64) $(BUILD)/hqr.pc $(BUILD)/hqr64.pc
 
-$(BUILD)/obj/lp64/%.o: src/%.cpp
-	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) $(HQR_CXXFLAGS) -MMD -MP -c $< -o $@
+# Compile rules for one ABI's object folder ($(1) = lp64 or ilp64).
+define abi_rules
+$(BUILD)/obj/$(1)/%.o: src/%.cpp
+	@mkdir -p $$(dir $$@)
+	$$(CXX) $$(CXXFLAGS) $$(HQR_CXXFLAGS) $$(ABI_FLAGS_$(1)) -MMD -MP -c $$< -o $$@
 
-$(BUILD)/obj/lp64/%.o: src/%.cu
-	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) $(HQR_NVCCFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/obj/$(1)/%.o: src/%.cu
+	@mkdir -p $$(dir $$@)
+	$$(NVCC) $$(NVCCFLAGS) $$(HQR_NVCCFLAGS) $$(ABI_FLAGS_$(1)) -MMD -MP -c $$< -o $$@
+
+$(BUILD)/obj/$(1)/forward_stubs.o: $(BUILD)/gen/forward_stubs.S
+	@mkdir -p $$(dir $$@)
+	$$(CC) -c $$< -o $$@
+endef
+$(eval $(call abi_rules,lp64))
+$(eval $(call abi_rules,ilp64))
 
 $(BUILD)/gen/forward_stubs.S: src/host/forward.list scripts/gen-forward-stubs.awk
 	@mkdir -p $(dir $@)
 	awk -f scripts/gen-forward-stubs.awk $< > $@
 
-$(BUILD)/obj/lp64/forward_stubs.o: $(BUILD)/gen/forward_stubs.S
-	@mkdir -p $(dir $@)
-	$(CC) -c $< -o $@
+# link_lib <soname> <objects> <system LAPACK/BLAS>
+link_lib = $(CXX) -shared -o $@ $(2) -Wl,-soname,$(1) -Wl,--no-undefined -Wl,--version-script=src/host/exports.map -pthread \
+	    $(CUDA_LIBS) -Wl,--no-as-needed $(3) -Wl,--as-needed -lgfortran -ldl
 
 # The Fortran module's object carries hqr_version()/hqr_device_name() for
 # `use hqr` callers, so it goes into the library too.
 $(LIB): $(OBJ_LP64) $(FOBJ) src/host/exports.map
-	$(CXX) -shared -o $@ $(OBJ_LP64) $(FOBJ) -Wl,-soname,libhqr.so -Wl,--no-undefined -Wl,--version-script=src/host/exports.map -pthread \
-	    $(CUDA_LIBS) -Wl,--no-as-needed $(LAPACK_LIBS) -Wl,--as-needed -lgfortran -ldl
+	$(call link_lib,libhqr.so,$(OBJ_LP64) $(FOBJ),$(LAPACK_LIBS))
+
+$(LIB64): $(OBJ_ILP64) $(FOBJ64) src/host/exports.map
+	$(call link_lib,libhqr64.so,$(OBJ_ILP64) $(FOBJ64),$(LAPACK64_LIBS))
 
 $(FOBJ) $(FMOD) &: fortran/hqr.f90
 	@mkdir -p $(BUILD)/obj/fortran
 	$(FC) -O2 -fPIC -c $< -J$(BUILD) -o $(FOBJ)
 
-$(BUILD)/hqr.pc: scripts/hqr.pc.in
+# The ILP64 module is fortran/hqr.f90 with its one INTEGER-kind line,
+# `hqr_int = c_int`, reading c_int64_t; the grep stops the build if that line
+# ever changes shape and the substitution silently does nothing.
+$(BUILD)/gen/hqr64.f90: fortran/hqr.f90
+	@mkdir -p $(dir $@)
+	sed 's/^\( *integer, parameter, public :: hqr_int = \)c_int$$/\1c_int64_t/' $< > $@.tmp
+	grep -q '^ *integer, parameter, public :: hqr_int = c_int64_t$$' $@.tmp
+	mv $@.tmp $@
+
+$(FOBJ64) $(FMOD64) &: $(BUILD)/gen/hqr64.f90
+	@mkdir -p $(BUILD)/obj/fortran64 $(BUILD)/ilp64
+	$(FC) -O2 -fPIC -c $< -J$(BUILD)/ilp64 -o $(FOBJ64)
+
+$(BUILD)/%.pc: scripts/%.pc.in
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
@@ -111,7 +148,17 @@ $(BUILD)/test/%: test/%.cpp test/testing.hpp $(LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Iinclude -Itest $< -o $@ $(TEST_LIBS)
 
-tests: $(TEST_BIN)
+# The same CMocka programs with 64-bit INTEGER against libhqr64.so;
+# test/ilp64_cmocka.sh runs them beside the 64-bit reference LAPACK.
+# -Wno-format: a few failure messages print lapack_int with %d.
+TEST_BIN64  := $(patsubst test/%.cpp,$(BUILD)/test64/%,$(TEST_SRC))
+TEST_LIBS64 := -L$(BUILD) -lhqr64 -Wl,-rpath,$(abspath $(BUILD)) -lcmocka -ldl -lm -pthread
+
+$(BUILD)/test64/%: test/%.cpp test/testing.hpp $(LIB64)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Wno-format -DHQR_ILP64 -Iinclude -Itest $< -o $@ $(TEST_LIBS64)
+
+tests: $(TEST_BIN) $(TEST_BIN64)
 
 check: deps
 	$(MAKE) all tests
@@ -125,11 +172,12 @@ demo: deps
 # ---- install -----------------------------------------------------------------
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	    $(DESTDIR)$(PREFIX)/include/hqr
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	    $(DESTDIR)$(PREFIX)/include/hqr $(DESTDIR)$(PREFIX)/include/hqr64
+	install -m 755 $(LIB) $(LIB64) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/hqr.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(FMOD) $(DESTDIR)$(PREFIX)/include/hqr/
-	install -m 644 $(BUILD)/hqr.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 $(FMOD64) $(DESTDIR)$(PREFIX)/include/hqr64/
+	install -m 644 $(BUILD)/hqr.pc $(BUILD)/hqr64.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 clean:
 	rm -rf $(BUILD)

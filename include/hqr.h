@@ -26,6 +26,11 @@
 #define lapack_int int32_t
 #endif
 #endif
+#if defined(HQR_ILP64) || defined(LAPACK_ILP64)
+/* An earlier header (<lapack.h> without LAPACK_ILP64, say) may have made
+ * lapack_int 32-bit: stop here rather than call libhqr64.so with it. */
+typedef char hqr_ilp64_needs_a_64_bit_lapack_int[sizeof(lapack_int) == 8 ? 1 : -1];
+#endif
 
 #ifndef lapack_complex_float
 #ifndef __cplusplus

@@ -1,11 +1,11 @@
 #!/bin/sh
-# ABI.md's symbol index matches what libhqr.so exports: every documented
-# symbol is defined, every defined symbol is documented or one of the
-# forwarding stubs of src/host/forward.list, and every stub is exported.
+# ABI.md's symbol index matches what libhqr.so and its ILP64 twin libhqr64.so
+# export (the same names in both): every documented symbol is defined, every
+# defined symbol is documented or one of the forwarding stubs of
+# src/host/forward.list, and every stub is exported.
 # std:: template instantiations that g++ exports with default visibility are
 # listed as a note, not a failure.
 BUILD=${BUILD:-build}
-lib=$BUILD/libhqr.so
 # A directory of its own per run (make check may run twice at once in one
 # build); removed when everything passed, kept for a look otherwise.
 mkdir -p "$BUILD/test"
@@ -18,34 +18,39 @@ notok() { echo "not ok - $*"; failed=1; }
 block() { awk -v tag="$1" '$0 == "```" tag { on = 1; next } on && /^```/ { on = 0 } on' ABI.md | tr ' ' '\n' | grep . | sort -u; }
 block symbols > "$out/documented"
 block symbols-optional > "$out/optional"
-nm -D --defined-only "$lib" | awk '$2 ~ /^[TWiVDBR]$/ { print $3 }' | sort -u > "$out/exported"
 sort -u src/host/forward.list > "$out/forwarded"
 
 if [ ! -s "$out/documented" ]; then
   notok "abi: ABI.md has a symbol index"; exit 1
 fi
-missing=$(comm -23 "$out/documented" "$out/exported" | tr '\n' ' ')
-if [ -z "$missing" ]; then ok "abi: all $(wc -l < "$out/documented") symbols of ABI.md's index are exported"
-else notok "abi: ABI.md documents symbols libhqr.so does not export: $missing"; fi
-
-stubs=$(comm -23 "$out/forwarded" "$out/exported" | wc -l)
-if [ "$stubs" -eq 0 ]; then ok "abi: all $(wc -l < "$out/forwarded") forwarding stubs of src/host/forward.list are exported"
-else notok "abi: $stubs names of src/host/forward.list are not exported: $(comm -23 "$out/forwarded" "$out/exported" | head -n 5 | tr '\n' ' ')"; fi
-
 both=$(comm -12 "$out/documented" "$out/forwarded" | tr '\n' ' ')
 if [ -z "$both" ]; then ok "abi: no documented routine is also a forwarding stub"
 else notok "abi: routines both implemented and forwarded: $both"; fi
-
 cat "$out/documented" "$out/optional" "$out/forwarded" | sort -u > "$out/known"
-extra=$(comm -13 "$out/known" "$out/exported")
-std=$(printf '%s\n' "$extra" | grep -E '^_ZN?St|^_ZNKSt|^_ZNSt|^_ZTVSt|^_ZTISt|^_ZTSSt' | grep .)
-other=$(printf '%s\n' "$extra" | grep -vE '^_ZN?St|^_ZNKSt|^_ZNSt|^_ZTVSt|^_ZTISt|^_ZTSSt' | grep .)
-[ -n "$std" ] && echo "# note: $(printf '%s\n' "$std" | wc -l) std:: template instantiation(s) exported by g++ (harmless, better hidden): $(printf '%s\n' "$std" | head -n 3 | tr '\n' ' ')"
-if [ -z "$other" ]; then
-  ok "abi: libhqr.so exports nothing outside ABI.md and src/host/forward.list"
-else
-  notok "abi: libhqr.so exports symbols outside the ABI: $(printf '%s\n' "$other" | head -n 8 | tr '\n' ' ')"
-  printf '%s\n' "$other" | c++filt | sed 's/^/#   /' | head -n 8
-fi
+
+for name in libhqr.so libhqr64.so; do
+  lib=$BUILD/$name
+  if [ ! -f "$lib" ]; then notok "abi: $BUILD/$name exists (make builds it)"; continue; fi
+  nm -D --defined-only "$lib" | awk '$2 ~ /^[TWiVDBR]$/ { print $3 }' | sort -u > "$out/exported"
+
+  missing=$(comm -23 "$out/documented" "$out/exported" | tr '\n' ' ')
+  if [ -z "$missing" ]; then ok "abi: $name exports all $(wc -l < "$out/documented") symbols of ABI.md's index"
+  else notok "abi: ABI.md documents symbols $name does not export: $missing"; fi
+
+  stubs=$(comm -23 "$out/forwarded" "$out/exported" | wc -l)
+  if [ "$stubs" -eq 0 ]; then ok "abi: $name exports all $(wc -l < "$out/forwarded") forwarding stubs of src/host/forward.list"
+  else notok "abi: $stubs names of src/host/forward.list are not exported by $name: $(comm -23 "$out/forwarded" "$out/exported" | head -n 5 | tr '\n' ' ')"; fi
+
+  extra=$(comm -13 "$out/known" "$out/exported")
+  std=$(printf '%s\n' "$extra" | grep -E '^_ZN?St|^_ZNKSt|^_ZNSt|^_ZTVSt|^_ZTISt|^_ZTSSt' | grep .)
+  other=$(printf '%s\n' "$extra" | grep -vE '^_ZN?St|^_ZNKSt|^_ZNSt|^_ZTVSt|^_ZTISt|^_ZTSSt' | grep .)
+  [ -n "$std" ] && echo "# note: $name: $(printf '%s\n' "$std" | wc -l) std:: template instantiation(s) exported by g++ (harmless, better hidden): $(printf '%s\n' "$std" | head -n 3 | tr '\n' ' ')"
+  if [ -z "$other" ]; then
+    ok "abi: $name exports nothing outside ABI.md and src/host/forward.list"
+  else
+    notok "abi: $name exports symbols outside the ABI: $(printf '%s\n' "$other" | head -n 8 | tr '\n' ' ')"
+    printf '%s\n' "$other" | c++filt | sed 's/^/#   /' | head -n 8
+  fi
+done
 if [ $failed -eq 0 ]; then rm -rf "$out"; else echo "# files of this run: $out"; fi
 exit $failed

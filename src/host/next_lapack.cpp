@@ -11,9 +11,10 @@ namespace hqr {
 namespace {
 
 // Libraries tried, in order, when RTLD_NEXT has no such symbol (hqr was
-// dlopen()ed, or is itself the system's liblapack.so.3 through
-// scripts/register-alternative.sh: then "liblapack.so.3" is hqr and is
+// dlopen()ed, or is itself the system's liblapack.so.3 or liblapack64.so.3,
+// e.g. through scripts/register-alternative.sh: then that name is hqr and is
 // skipped, and the real LAPACK is OpenBLAS's, or the reference one last).
+// libhqr64.so must never reach a 32-bit INTEGER library.
 #ifdef HQR_ILP64
 constexpr const char *kFallbacks[] = {
     "liblapack64.so.3", "libblas64.so.3", "/usr/lib/x86_64-linux-gnu/openblas64-pthread/liblapack64.so.3",
