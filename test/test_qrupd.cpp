@@ -2,10 +2,15 @@
 // are checked on products against the explicitly updated matrix Ã,
 //   ||Q*R - Ã||_1 / (||Ã||_1 * max(M,N) * eps) < 30,
 //   ||Q^T*Q - I||_1 / (M * eps) < 30,  R strictly lower exactly zero,
-// and with JOBQ = 'N' ||R^T*R - Ã^T*Ã||_1 / (||Ã||_F^2 * max(M,N) * eps) < 30.
-// Every shape the ABI allows (J at both ends, P up to all, M < N, vectors,
-// padding in every leading dimension), the minimum and the optimal LWORK,
-// quick returns, every illegal argument, and drift over 200 updates.
+// and with JOBQ = 'N' ||R^T*R - Ã^T*Ã||_1 / (||Ã||_F^2 * max(M,N) * eps) < 30
+// (products in double precision). Every shape the ABI allows (J at both
+// ends, P up to all, M < N, vectors, padding in every leading dimension)
+// with the minimum, an intermediate and the optimal LWORK (direct, batched
+// and blocked kernels), shapes past every block size, both sides of the
+// update/refactor choice (checked on the HQR_VERBOSE line), quick returns,
+// every illegal argument, and drift over 200 mixed updates.
+#include <unistd.h>
+
 #include <functional>
 
 #include "testing.hpp"
@@ -120,30 +125,18 @@ template <class T> Factors<T> factor(const Matrix<T> &a, lint ldq, lint qcols, l
 
 // ---- checks ---------------------------------------------------------------------
 
-// ||X||_1 of an m-by-n double matrix (column-major, ld = m).
-double norm1(lint m, lint n, const std::vector<double> &x) {
-  double r = 0;
-  for (lint j = 0; j < n; ++j) {
-    double s = 0;
-    for (lint i = 0; i < m; ++i) s += std::abs(x[i + size_t(j) * m]);
-    r = std::max(r, s);
-  }
-  return r;
-}
-
-template <class T> double norm1_of(const Matrix<T> &a, lint m, lint n) {
-  double r = 0;
-  for (lint j = 0; j < n; ++j) {
-    double s = 0;
-    for (lint i = 0; i < m; ++i) s += std::abs(double(a(i, j)));
-    r = std::max(r, s);
-  }
-  return r;
-}
-
-// R(0:m-1, 0:n-1) strictly lower part exactly zero.
-template <class T> void assert_upper(const Matrix<T> &r, lint m, lint n, const char *ctx) {
+// The leading m-by-n block of a in double precision (the residuals'
+// products run in double through the BLAS, so large shapes stay cheap).
+template <class T> Matrix<double> widen(const Matrix<T> &a, lint m, lint n) {
+  Matrix<double> d(m, n);
   for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < m; ++i) d(i, j) = double(a(i, j));
+  return d;
+}
+
+// R(0:m-1, from:n-1) strictly lower part exactly zero.
+template <class T> void assert_upper(const Matrix<T> &r, lint m, lint n, const char *ctx, lint from = 0) {
+  for (lint j = from; j < n; ++j)
     for (lint i = j + 1; i < m; ++i)
       if (r(i, j) != T(0)) fail_msg("%s: R(%d,%d) = %g below the diagonal", ctx, i + 1, j + 1, double(r(i, j)));
 }
@@ -153,49 +146,50 @@ template <class T> void assert_ratio_ok(double ratio, const char *what, const ch
   if (!(ratio < testing::kThreshold)) fail_msg("%s: %s ratio %.3g >= %.0f", ctx, what, ratio, testing::kThreshold);
 }
 
-// Q (m-by-m), R (m-by-n) against Ã.
-template <class T> void check_qr(const Matrix<T> &q, const Matrix<T> &r, const Matrix<T> &at, const char *ctx) {
+// Q (m-by-m), R (m-by-n, its upper trapezoid) against Ã; R's strictly lower
+// part must be zero in columns from.. (the others are checked by callers).
+template <class T>
+void check_qr(const Matrix<T> &q, const Matrix<T> &r, const Matrix<T> &at, const char *ctx, lint from = 0) {
   const lint m = at.m, n = at.n;
   const double eps = testing::eps<T>();
-  assert_upper(r, m, n, ctx);
+  assert_upper(r, m, n, ctx, from);
   if (m == 0) return;
-  std::vector<double> d(size_t(m) * std::max<lint>(n, 1));
-  for (lint j = 0; j < n; ++j)
-    for (lint i = 0; i < m; ++i) {
-      double s = 0;
-      for (lint l = 0; l <= std::min(j, m - 1); ++l) s += double(q(i, l)) * double(r(l, j));
-      d[i + size_t(j) * m] = s - double(at(i, j));
-    }
-  const double anorm = std::max(norm1_of(at, m, n), std::numeric_limits<double>::min());
-  if (n > 0) assert_ratio_ok<T>(norm1(m, n, d) / (anorm * std::max(m, n) * eps), "|QR-A|", ctx);
-  std::vector<double> o(size_t(m) * m);
-  for (lint j = 0; j < m; ++j)
-    for (lint i = 0; i < m; ++i) {
-      double s = 0;
-      for (lint l = 0; l < m; ++l) s += double(q(l, i)) * double(q(l, j));
-      o[i + size_t(j) * m] = s - (i == j ? 1.0 : 0.0);
-    }
-  assert_ratio_ok<T>(norm1(m, m, o) / (m * eps), "|Q'Q-I|", ctx);
+  const Matrix<double> qd = widen(q, m, m);
+  if (n > 0) {
+    Matrix<double> d = widen(at, m, n);
+    testing::subtract_product(d, qd, 'N', testing::upper_trapezoid(widen(r, m, n)), 'N');
+    const double anorm = std::max(testing::norm_one(at), std::numeric_limits<double>::min());
+    assert_ratio_ok<T>(testing::norm_one(d) / (anorm * std::max(m, n) * eps), "|QR-A|", ctx);
+  }
+  Matrix<double> o = testing::identity<double>(m);
+  testing::subtract_product(o, qd, 'C', qd, 'N');
+  assert_ratio_ok<T>(testing::norm_one(o) / (m * eps), "|Q'Q-I|", ctx);
 }
 
 // JOBQ = 'N': R^T*R against Ã^T*Ã.
-template <class T> void check_r(const Matrix<T> &r, const Matrix<T> &at, const char *ctx) {
+template <class T> void check_r(const Matrix<T> &r, const Matrix<T> &at, const char *ctx, lint from = 0) {
   const lint m = at.m, n = at.n;
-  assert_upper(r, m, n, ctx);
+  assert_upper(r, m, n, ctx, from);
   if (m == 0 || n == 0) return;
-  double fro = 0;
-  for (lint j = 0; j < n; ++j)
-    for (lint i = 0; i < m; ++i) fro += double(at(i, j)) * double(at(i, j));
-  std::vector<double> d(size_t(n) * n);
-  for (lint j = 0; j < n; ++j)
-    for (lint i = 0; i < n; ++i) {
-      double s = 0;
-      for (lint l = 0; l < m; ++l) s += double(r(l, i)) * double(r(l, j)) - double(at(l, i)) * double(at(l, j));
-      d[i + size_t(j) * n] = s;
-    }
-  const double ratio = norm1(n, n, d) / (std::max(fro, std::numeric_limits<double>::min()) * std::max(m, n) *
-                                         testing::eps<T>());
+  const Matrix<double> ad = widen(at, m, n), rd = testing::upper_trapezoid(widen(r, m, n));
+  Matrix<double> d = testing::product(ad, 'C', ad, 'N');
+  testing::subtract_product(d, rd, 'C', rd, 'N');
+  const double fro = testing::norm_fro(ad);
+  const double ratio =
+      testing::norm_one(d) / (std::max(fro * fro, std::numeric_limits<double>::min()) * std::max(m, n) * testing::eps<T>());
   assert_ratio_ok<T>(ratio, "|R'R-A'A|", ctx);
+}
+
+// Columns 0..cols-1 of R below the diagonal, which a column update does not
+// reference: left as they were (update) or all zero (refactoring).
+template <class T> void assert_lower_kept_or_zero(const Matrix<T> &r, const Matrix<T> &r0, lint m, lint cols, const char *ctx) {
+  bool kept = true, zero = true;
+  for (lint j = 0; j < cols; ++j)
+    for (lint i = j + 1; i < m; ++i) {
+      kept = kept && std::memcmp(&r(i, j), &r0(i, j), sizeof(T)) == 0;
+      zero = zero && r(i, j) == T(0);
+    }
+  if (!kept && !zero) fail_msg("%s: R's lower part left of J neither kept nor zeroed", ctx);
 }
 
 // Rows `from`.. of columns 0..cols-1 of a equal to those of b (padding).
@@ -239,7 +233,40 @@ template <class T> Matrix<T> remove_rows(const Matrix<T> &a, lint p, lint j0) {
   return b;
 }
 
-enum class Lw { opt, min };
+// hqr's stderr while f runs with HQR_VERBOSE on (f must not fail: CMocka
+// would report into the capture).
+std::string trace_of(const std::function<void()> &f) {
+  std::fflush(stderr);
+  FILE *tmp = std::tmpfile();
+  assert_non_null(tmp);
+  const int saved = dup(2);
+  dup2(fileno(tmp), 2);
+  hqr_set_verbose(1);
+  f();
+  hqr_set_verbose(0);
+  dup2(saved, 2);
+  close(saved);
+  std::string out;
+  std::rewind(tmp);
+  for (int c; (c = std::fgetc(tmp)) != EOF;) out += char(c);
+  std::fclose(tmp);
+  return out;
+}
+
+// Runs call(); when `path` is given, asserts the HQR_VERBOSE line names it.
+lint call_on_path(const std::function<lint()> &call, const char *path, const char *ctx) {
+  if (!path) return call();
+  lint info = -99;
+  const std::string line = trace_of([&] { info = call(); });
+  if (line.find(std::string("path=") + path + " ") == std::string::npos)
+    fail_msg("%s: expected path=%s, HQR_VERBOSE said: %s", ctx, path, line.c_str());
+  return info;
+}
+
+// The documented minimum (direct kernels, one pass at a time), halfway to
+// the optimum (direct kernels, batched), the optimum (blocked, or refactor).
+enum class Lw { min, mid, opt };
+const char *lw_name(Lw lw) { return lw == Lw::min ? "min" : lw == Lw::mid ? "mid" : "opt"; }
 
 template <class T> std::vector<T> workspace(std::function<lint(lint, T *)> call, Lw lw, lint lwmin) {
   // A query first (it must not touch anything but WORK(1)).
@@ -248,23 +275,24 @@ template <class T> std::vector<T> workspace(std::function<lint(lint, T *)> call,
   const lint info = call(-1, &q);
   assert_int_equal(info, 0);
   assert_int_equal(testing::xerbla_log().calls, 0);
-  assert_true(lint(q) >= lwmin);
-  return std::vector<T>(size_t(lw == Lw::opt ? lint(q) : lwmin));
+  const lint lwopt = lint(q);
+  assert_true(lwopt >= lwmin);
+  return std::vector<T>(size_t(lw == Lw::opt ? lwopt : lw == Lw::mid ? lwmin + (lwopt - lwmin) / 2 : lwmin));
 }
 
 // ---- one update of a random matrix ----------------------------------------
 
-template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, Lw lw) {
+template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, Lw lw, const char *path = nullptr) {
   char ctx[96];
   std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_ADDCOLS"), m, n, p, j, pad,
-                lw == Lw::opt ? "opt" : "min");
+                lw_name(lw));
   Matrix<T> a = testing::random_matrix<T>(m, n);
   Matrix<T> u0 = testing::random_matrix<T>(m, p);
   Factors<T> f = factor(a, m + pad, m, m + pad, n + p + 1);
   Matrix<T> u = random_storage<T>(std::max<lint>(1, m + pad), p);
   for (lint c = 0; c < p; ++c)
     for (lint i = 0; i < m; ++i) u(i, c) = u0(i, c);
-  scribble_lower(f.r, m, n, j - 1);
+  scribble_lower(f.r, m, n, 0);
   const Factors<T> f0 = f;
   const Matrix<T> us = u;
   auto call = [&](lint lwork, T *w) {
@@ -272,8 +300,9 @@ template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, Lw
   };
   std::vector<T> w = workspace<T>(call, lw, lwmin_addcols(m, n, p));
   assert_true(testing::same_bytes(f.q.data, f0.q.data) && testing::same_bytes(f.r.data, f0.r.data));
-  assert_int_equal(call(lint(w.size()), w.data()), 0);
-  check_qr(f.q, f.r, insert_cols(a, u0, j - 1), ctx);
+  assert_int_equal(call_on_path([&] { return call(lint(w.size()), w.data()); }, path, ctx), 0);
+  check_qr(f.q, f.r, insert_cols(a, u0, j - 1), ctx, j - 1);
+  assert_lower_kept_or_zero(f.r, f0.r, m, j - 1, ctx);
   assert_rows_kept(f.q, f0.q, m, m, ctx);
   assert_rows_kept(f.r, f0.r, m, n + p + 1, ctx);
   assert_rows_kept(u, us, m, p, ctx);
@@ -281,36 +310,40 @@ template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, Lw
     assert_true(std::memcmp(&f.r(i, n + p), &f0.r(i, n + p), sizeof(T)) == 0);
 }
 
-template <class T> void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, Lw lw) {
+template <class T>
+void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, Lw lw, const char *path = nullptr) {
   char ctx[96];
   std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELCOLS"), jobq, m, n,
-                p, j, pad, lw == Lw::opt ? "opt" : "min");
+                p, j, pad, lw_name(lw));
   const bool wantq = jobq == 'U';
   Matrix<T> a = testing::random_matrix<T>(m, n);
   Factors<T> f = factor(a, m + pad, m, m + pad, n);
+  scribble_lower(f.r, m, n, 0);
   const Factors<T> f0 = f;
-  scribble_lower(f.r, m, n, j - 1);
   T sentinel[2] = {T(7), T(7)};
   T *q = wantq ? f.q.ptr() : sentinel;
   const lint ldq = wantq ? f.q.ld : 1;
   auto call = [&](lint lwork, T *w) { return delcols<T>(jobq, m, n, p, j, q, ldq, f.r.ptr(), f.r.ld, w, lwork); };
   std::vector<T> w = workspace<T>(call, lw, lwmin_delcols(m, n, p));
-  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  assert_int_equal(call_on_path([&] { return call(lint(w.size()), w.data()); }, path, ctx), 0);
   const Matrix<T> at = remove_cols(a, p, j - 1);
   if (wantq)
-    check_qr(f.q, f.r, at, ctx);
+    check_qr(f.q, f.r, at, ctx, j - 1);
   else {
-    check_r(f.r, at, ctx);
+    check_r(f.r, at, ctx, j - 1);
     assert_true(sentinel[0] == T(7) && sentinel[1] == T(7));
   }
+  for (lint c = 0; c < j - 1; ++c)  // columns left of J are not touched at all
+    for (lint i = 0; i < f.r.ld; ++i) assert_true(std::memcmp(&f.r(i, c), &f0.r(i, c), sizeof(T)) == 0);
   assert_rows_kept(f.q, f0.q, wantq ? m : 0, m, ctx);
   assert_rows_kept(f.r, f0.r, m, n, ctx);
 }
 
-template <class T> void run_addrows(char jobq, lint m, lint n, lint p, lint j, lint pad, Lw lw) {
+template <class T>
+void run_addrows(char jobq, lint m, lint n, lint p, lint j, lint pad, Lw lw, const char *path = nullptr) {
   char ctx[96];
   std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_ADDROWS"), jobq, m, n,
-                p, j, pad, lw == Lw::opt ? "opt" : "min");
+                p, j, pad, lw_name(lw));
   const bool wantq = jobq == 'U';
   Matrix<T> a = testing::random_matrix<T>(m, n);
   Matrix<T> u0 = testing::random_matrix<T>(p, n);
@@ -328,7 +361,7 @@ template <class T> void run_addrows(char jobq, lint m, lint n, lint p, lint j, l
     return addrows<T>(jobq, m, n, p, j, q, ldq, f.r.ptr(), f.r.ld, u.ptr(), u.ld, w, lwork);
   };
   std::vector<T> w = workspace<T>(call, lw, lwmin_addrows(wantq, m, n, p));
-  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  assert_int_equal(call_on_path([&] { return call(lint(w.size()), w.data()); }, path, ctx), 0);
   const Matrix<T> at = insert_rows(a, u0, j - 1);
   if (wantq)
     check_qr(f.q, f.r, at, ctx);
@@ -341,17 +374,17 @@ template <class T> void run_addrows(char jobq, lint m, lint n, lint p, lint j, l
   assert_rows_kept(u, us, p, n, ctx);
 }
 
-template <class T> void run_delrows(lint m, lint n, lint p, lint j, lint pad, Lw lw) {
+template <class T> void run_delrows(lint m, lint n, lint p, lint j, lint pad, Lw lw, const char *path = nullptr) {
   char ctx[96];
   std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELROWS"), m, n, p, j, pad,
-                lw == Lw::opt ? "opt" : "min");
+                lw_name(lw));
   Matrix<T> a = testing::random_matrix<T>(m, n);
   Factors<T> f = factor(a, m + pad, m, m + pad, n);
   const Factors<T> f0 = f;
   scribble_lower(f.r, m, n, 0);
   auto call = [&](lint lwork, T *w) { return delrows<T>(m, n, p, j, f.q.ptr(), f.q.ld, f.r.ptr(), f.r.ld, w, lwork); };
   std::vector<T> w = workspace<T>(call, lw, lwmin_delrows(m, n, p));
-  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  assert_int_equal(call_on_path([&] { return call(lint(w.size()), w.data()); }, path, ctx), 0);
   check_qr(f.q, f.r, remove_rows(a, p, j - 1), ctx);
   assert_rows_kept(f.q, f0.q, m, m, ctx);
   assert_rows_kept(f.r, f0.r, m, n, ctx);
@@ -364,49 +397,57 @@ struct Shape {
 };
 
 // J at both ends and in the middle, P = 1, several, all; M < N; vectors;
-// sizes past the block size (32) so that several blocks run.
+// shapes past the block sizes (32 reflectors, 64 rotation passes, windows
+// of as many rotations) so that several blocks, groups and windows run;
+// shapes on both sides of the update/refactor choice.
 const Shape kAddcols[] = {
-    {8, 5, 1, 1},  {8, 5, 1, 6},  {8, 5, 1, 3},   {8, 5, 3, 1},   {8, 5, 3, 6},   {8, 5, 3, 3},   {10, 4, 6, 2},
-    {6, 5, 4, 3},  {4, 6, 2, 3},  {4, 6, 3, 7},   {4, 6, 3, 1},   {1, 1, 1, 1},   {1, 1, 1, 2},   {1, 5, 2, 3},
-    {5, 1, 1, 1},  {5, 1, 1, 2},  {7, 0, 3, 1},   {6, 3, 9, 2},   {60, 20, 5, 10}, {80, 20, 40, 5}, {50, 45, 40, 46},
-    {40, 60, 35, 1}, {2, 1, 1, 1}, {3, 2, 1, 2},
+    {8, 5, 1, 1},     {8, 5, 1, 6},      {8, 5, 1, 3},     {8, 5, 3, 1},    {8, 5, 3, 6},     {8, 5, 3, 3},
+    {10, 4, 6, 2},    {6, 5, 4, 3},      {4, 6, 2, 3},     {4, 6, 3, 7},    {4, 6, 3, 1},     {1, 1, 1, 1},
+    {1, 1, 1, 2},     {1, 5, 2, 3},      {5, 1, 1, 1},     {5, 1, 1, 2},    {7, 0, 3, 1},     {6, 3, 9, 2},
+    {60, 20, 5, 10},  {80, 20, 40, 5},   {50, 45, 40, 46}, {40, 60, 35, 1}, {2, 1, 1, 1},     {3, 2, 1, 2},
+    {300, 200, 70, 1}, {300, 200, 70, 201}, {120, 100, 40, 50}, {200, 10, 120, 5},
 };
 const Shape kDelcols[] = {
-    {8, 5, 1, 1},  {8, 5, 1, 5},   {8, 5, 2, 2},   {8, 5, 5, 1},   {8, 5, 3, 3},   {4, 7, 2, 1},   {4, 7, 3, 3},
-    {4, 7, 7, 1},  {1, 5, 2, 2},   {5, 1, 1, 1},   {1, 1, 1, 1},   {50, 45, 3, 2}, {60, 50, 10, 5}, {70, 60, 1, 1},
-    {6, 6, 2, 5},  {3, 3, 1, 2},
+    {8, 5, 1, 1},    {8, 5, 1, 5},     {8, 5, 2, 2},      {8, 5, 5, 1},     {8, 5, 3, 3},   {4, 7, 2, 1},
+    {4, 7, 3, 3},    {4, 7, 7, 1},     {1, 5, 2, 2},      {5, 1, 1, 1},     {1, 1, 1, 1},   {50, 45, 3, 2},
+    {60, 50, 10, 5}, {70, 60, 1, 1},   {6, 6, 2, 5},      {3, 3, 1, 2},     {300, 250, 70, 20}, {100, 150, 60, 30},
+    {200, 150, 140, 3},
 };
 const Shape kAddrows[] = {
-    {6, 4, 1, 1},  {6, 4, 1, 7},  {6, 4, 3, 3},   {6, 4, 3, 1},  {6, 4, 3, 7},   {3, 6, 2, 2},   {3, 6, 5, 1},
-    {0, 4, 3, 1},  {1, 1, 1, 1},  {1, 1, 1, 2},   {1, 5, 1, 1},  {5, 1, 2, 3},   {4, 0, 2, 2},   {50, 40, 10, 20},
-    {40, 50, 6, 41}, {45, 40, 40, 1}, {0, 1, 1, 1}, {2, 7, 9, 3},
+    {6, 4, 1, 1},    {6, 4, 1, 7},    {6, 4, 3, 3},     {6, 4, 3, 1},    {6, 4, 3, 7},     {3, 6, 2, 2},
+    {3, 6, 5, 1},    {0, 4, 3, 1},    {1, 1, 1, 1},     {1, 1, 1, 2},    {1, 5, 1, 1},     {5, 1, 2, 3},
+    {4, 0, 2, 2},    {50, 40, 10, 20}, {40, 50, 6, 41}, {45, 40, 40, 1}, {0, 1, 1, 1},     {2, 7, 9, 3},
+    {30, 100, 40, 5}, {200, 150, 70, 100}, {0, 50, 60, 1}, {3, 50, 60, 2},
 };
 const Shape kDelrows[] = {
-    {8, 5, 1, 1},  {8, 5, 1, 8},  {8, 5, 3, 3},   {8, 5, 8, 1},  {8, 5, 3, 6},   {4, 6, 2, 2},   {5, 1, 2, 4},
-    {1, 1, 1, 1},  {1, 5, 1, 1},  {2, 5, 1, 2},   {60, 20, 40, 10}, {50, 50, 5, 46}, {40, 60, 3, 1}, {6, 0, 2, 3},
+    {8, 5, 1, 1},      {8, 5, 1, 8},       {8, 5, 3, 3},     {8, 5, 8, 1},   {8, 5, 3, 6},   {4, 6, 2, 2},
+    {5, 1, 2, 4},      {1, 1, 1, 1},       {1, 5, 1, 1},     {2, 5, 1, 2},   {60, 20, 40, 10}, {50, 50, 5, 46},
+    {40, 60, 3, 1},    {6, 0, 2, 3},       {600, 300, 70, 100}, {300, 200, 30, 271}, {300, 200, 250, 20},
 };
+
+constexpr Lw kLws[] = {Lw::min, Lw::mid, Lw::opt};
 
 template <class T> void addcols_shapes() {
   for (const Shape &s : kAddcols)
     for (lint pad : {0, 3})
-      for (Lw lw : {Lw::opt, Lw::min}) run_addcols<T>(s.m, s.n, s.p, s.j, pad, lw);
+      for (Lw lw : kLws) run_addcols<T>(s.m, s.n, s.p, s.j, pad, lw);
 }
 template <class T> void delcols_shapes() {
   for (const Shape &s : kDelcols)
     for (char jobq : {'U', 'N'})
       for (lint pad : {0, 2})
-        for (Lw lw : {Lw::opt, Lw::min}) run_delcols<T>(jobq, s.m, s.n, s.p, s.j, pad, lw);
+        for (Lw lw : kLws) run_delcols<T>(jobq, s.m, s.n, s.p, s.j, pad, lw);
 }
 template <class T> void addrows_shapes() {
   for (const Shape &s : kAddrows)
     for (char jobq : {'U', 'N'})
       for (lint pad : {0, 2})
-        for (Lw lw : {Lw::opt, Lw::min}) run_addrows<T>(jobq, s.m, s.n, s.p, s.j, pad, lw);
+        for (Lw lw : kLws) run_addrows<T>(jobq, s.m, s.n, s.p, s.j, pad, lw);
 }
 template <class T> void delrows_shapes() {
   for (const Shape &s : kDelrows)
     for (lint pad : {0, 3})
-      for (Lw lw : {Lw::opt, Lw::min}) run_delrows<T>(s.m, s.n, s.p, s.j, pad, lw);
+      for (Lw lw : kLws) run_delrows<T>(s.m, s.n, s.p, s.j, pad, lw);
 }
 
 void addcols_float(void **) { addcols_shapes<float>(); }
@@ -417,6 +458,26 @@ void addrows_float(void **) { addrows_shapes<float>(); }
 void addrows_double(void **) { addrows_shapes<double>(); }
 void delrows_float(void **) { delrows_shapes<float>(); }
 void delrows_double(void **) { delrows_shapes<double>(); }
+
+// ---- update or refactor: both sides of the cost model -------------------------
+// Refactoring wins where most of the result is new; it needs more than the
+// minimum LWORK, and is never chosen without Q or for deleted columns.
+
+template <class T> void paths() {
+  run_addcols<T>(40, 30, 3, 5, 0, Lw::opt, "cpu-update");
+  run_addcols<T>(40, 2, 30, 2, 0, Lw::opt, "cpu-refactor");
+  run_addcols<T>(40, 2, 30, 2, 0, Lw::min, "cpu-update");
+  run_delrows<T>(60, 20, 2, 5, 0, Lw::opt, "cpu-update");
+  run_delrows<T>(60, 20, 40, 5, 0, Lw::opt, "cpu-refactor");
+  run_delrows<T>(60, 20, 40, 5, 0, Lw::min, "cpu-update");
+  run_addrows<T>('U', 40, 30, 2, 3, 0, Lw::opt, "cpu-update");
+  run_addrows<T>('U', 2, 30, 40, 2, 0, Lw::opt, "cpu-refactor");
+  run_addrows<T>('U', 2, 30, 40, 2, 0, Lw::mid, "cpu-update");
+  run_addrows<T>('N', 2, 30, 40, 2, 0, Lw::opt, "cpu-update");
+  run_delcols<T>('U', 40, 39, 38, 1, 0, Lw::opt, "cpu-update");
+}
+void paths_float(void **) { paths<float>(); }
+void paths_double(void **) { paths<double>(); }
 
 // ---- P = 0: nothing changes, not even R's lower part ---------------------------
 
@@ -564,33 +625,39 @@ template <class T> void drift() {
   Matrix<T> a = testing::random_matrix<T>(m, n);
   Factors<T> f0 = factor(a, cap, cap, cap, cap);
   Matrix<T> q = f0.q, r = f0.r;
-  std::vector<T> w(size_t(cap) * cap * 4);
-  const lint lw = lint(w.size());
+  std::vector<T> w(size_t(cap) * cap * 8);
   for (int step = 0; step < 200; ++step) {
     const int op = step % 4;
-    char ctx[64];
-    std::snprintf(ctx, sizeof ctx, "drift %c step %d op %d m=%d n=%d", std::is_same_v<T, float> ? 's' : 'd', step, op,
-                  m, n);
+    // Every other round of four with the minimum LWORK (direct kernels),
+    // else with room for the blocked ones and refactoring.
+    const bool small = step / 4 % 2 == 1;
+    char ctx[80];
+    std::snprintf(ctx, sizeof ctx, "drift %c step %d op %d m=%d n=%d lw=%s", std::is_same_v<T, float> ? 's' : 'd', step,
+                  op, m, n, small ? "min" : "big");
     if (op == 0 && n + 1 <= 40) {  // add columns
       const lint p = pick(1, std::min<lint>(4, 40 - n)), j = pick(1, n + 1);
       Matrix<T> u = testing::random_matrix<T>(m, p, cap);
       a = insert_cols(a, u, j - 1);
+      const lint lw = small ? lwmin_addcols(m, n, p) : lint(w.size());
       assert_int_equal(addcols<T>(m, n, p, j, q.ptr(), cap, r.ptr(), cap, u.ptr(), cap, w.data(), lw), 0);
       n += p;
     } else if (op == 1 && n > 8) {  // delete columns
       const lint p = pick(1, 4), j = pick(1, n - p + 1);
       a = remove_cols(a, p, j - 1);
+      const lint lw = small ? lwmin_delcols(m, n, p) : lint(w.size());
       assert_int_equal(delcols<T>('u', m, n, p, j, q.ptr(), cap, r.ptr(), cap, w.data(), lw), 0);
       n -= p;
     } else if (op == 2 && m + 1 <= 50) {  // add rows
       const lint p = pick(1, std::min<lint>(4, 50 - m)), j = pick(1, m + 1);
       Matrix<T> u = testing::random_matrix<T>(p, n, cap);
       a = insert_rows(a, u, j - 1);
+      const lint lw = small ? lwmin_addrows(true, m, n, p) : lint(w.size());
       assert_int_equal(addrows<T>('u', m, n, p, j, q.ptr(), cap, r.ptr(), cap, u.ptr(), cap, w.data(), lw), 0);
       m += p;
     } else if (op == 3 && m > 10) {  // delete rows
       const lint p = pick(1, 4), j = pick(1, m - p + 1);
       a = remove_rows(a, p, j - 1);
+      const lint lw = small ? lwmin_delrows(m, n, p) : lint(w.size());
       assert_int_equal(delrows<T>(m, n, p, j, q.ptr(), cap, r.ptr(), cap, w.data(), lw), 0);
       m -= p;
     }
@@ -610,6 +677,7 @@ int main() {
       cmocka_unit_test(delrows_float),      cmocka_unit_test(delrows_double),
       cmocka_unit_test(quick_return_float), cmocka_unit_test(quick_return_double),
       cmocka_unit_test(errors_float),       cmocka_unit_test(errors_double),
+      cmocka_unit_test(paths_float),        cmocka_unit_test(paths_double),
       cmocka_unit_test(drift_float),        cmocka_unit_test(drift_double),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

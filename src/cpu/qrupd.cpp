@@ -1,9 +1,11 @@
 // CPU kernels of the QR-updating routines (see qrupd.hpp for the overview).
 //
 // Conventions: column-major, 0-based indices, `idx` arithmetic so that
-// ld*column never overflows the 32-bit INTEGER. Reflectors are LAPACK's
-// H = I - tau*v*v^T with v(0) = 1 stored explicitly in the buffers these
-// kernels read; Givens rotations act on adjacent rows (or columns) k-1, k as
+// ld*column never overflows the 32-bit INTEGER (BLAS and LAPACK calls take
+// `lint` again: their dimensions fit). Reflectors are LAPACK's
+// H = I - tau*v*v^T, with v(0) = 1 stored explicitly where the direct
+// kernels read them (xGEQRT's blocks keep LAPACK's implicit one); Givens
+// rotations act on adjacent rows (or columns) k-1, k as
 //   x(k-1) <- c*x(k-1) + s*x(k),   x(k) <- c*x(k) - s*x(k-1),
 // the same formula from the left on R's rows and from the right on Q's
 // columns, so that Q*R is unchanged.
@@ -24,6 +26,12 @@ using idx = std::ptrdiff_t;
 // it touches stays in cache while a whole block of reflectors or rotation
 // passes is applied to it. A fixed trip count lets the compiler vectorise.
 constexpr idx kRows = 16;
+
+// Block sizes: reflectors per compact-WY block (and passes per batch of the
+// direct kernels); rotation passes per group of the blocked kernels. Larger
+// groups make larger gemms (measured: 64 beats 32 by 10-15% for P >= 64).
+constexpr idx kNb = 32;
+constexpr idx kPasses = 64;
 
 // ---- scalar building blocks ------------------------------------------------
 
@@ -182,15 +190,59 @@ void apply_right(idx mrows, T *q, idx ldq, idx nr, idx L, idx lim, const T *v, i
   for (; r0 < mrows; ++r0) apply_right_chunk<T, 1>(q + r0, ldq, nr, L, lim, v, ldv, tau);
 }
 
-// ---- rotation kernels ------------------------------------------------------
+// ---- helpers ---------------------------------------------------------------
 
-// A pass: rotations on (k-1, k) for k = hi down to lo+1, cosines and sines
-// at cs[k-lo-1], sn[k-lo-1]. Applied from the left to one column x.
-template <class T> inline void rot_chain(T *x, idx hi, idx lo, const T *cs, const T *sn) {
+template <class F> lint pick_nb(long lwork, F ws) {
+  lint nb = kNb;
+  while (nb > 1 && ws(nb) > lwork) --nb;
+  return nb;
+}
+
+// Zeroes the strictly lower part of the m-by-n matrix a whose first column
+// is column c0 of the whole (its column j has rows c0+j+1.. below the
+// diagonal).
+template <class T> void zero_lower(idx m, idx n, T *a, idx lda, idx c0 = 0) {
+  for (idx j = 0; j < n && c0 + j + 1 < m; ++j) std::fill(a + j * lda + c0 + j + 1, a + j * lda + m, T(0));
+}
+
+// Column c of an updated R moved to column c+shift (rows 0..min(c, m-1);
+// zeros below), for the n columns starting at c0, in an order that reads
+// every column before it is overwritten.
+template <class T> void shift_columns(idx m, idx c0, idx n, idx shift, T *r, idx ldr) {
+  auto move = [&](idx c) {
+    const T *src = r + c * ldr;
+    T *dst = r + (c + shift) * ldr;
+    const idx top = std::min(c, m - 1);
+    std::copy(src, src + top + 1, dst);
+    std::fill(dst + top + 1, dst + m, T(0));
+  };
+  if (shift > 0)
+    for (idx c = c0 + n - 1; c >= c0; --c) move(c);
+  else
+    for (idx c = c0; c < c0 + n; ++c) move(c);
+}
+
+// ---- rotation passes -------------------------------------------------------
+
+// A group of nt passes of rotations on adjacent indices, applied in order:
+// pass t rotates (k-1, k) for k = hi[t] down to lo[t]+1, with the cosine
+// and sine at cs[t*ld + k-lo[t]-1], sn[...].
+template <class T> struct Passes {
+  idx nt;
+  const idx *lo, *hi;
+  const T *cs, *sn;
+  idx ld;
+  T c(idx t, idx k) const { return cs[t * ld + k - lo[t] - 1]; }
+  T s(idx t, idx k) const { return sn[t * ld + k - lo[t] - 1]; }
+};
+
+// Pass t of ps from the left on one column x, restricted to k <= top.
+template <class T> inline void rot_chain(T *x, const Passes<T> &ps, idx t, idx top) {
+  const idx hi = std::min(ps.hi[t], top), lo = ps.lo[t];
   if (hi <= lo) return;
   T y = x[hi];
   for (idx k = hi; k > lo; --k) {
-    const T c = cs[k - lo - 1], s = sn[k - lo - 1];
+    const T c = ps.c(t, k), s = ps.s(t, k);
     const T xk1 = x[k - 1];
     x[k] = c * y - s * xk1;
     y = c * xk1 + s * y;
@@ -198,51 +250,168 @@ template <class T> inline void rot_chain(T *x, idx hi, idx lo, const T *cs, cons
   x[lo] = y;
 }
 
-// Q <- Q * G for npass passes (pass t: hi[t], lo[t], rotations at
-// cs + t*ldrot, sn + t*ldrot), applied in order to the mrows rows of q.
-template <class T>
-void rot_right(idx mrows, T *q, idx ldq, idx npass, const idx *hi, const idx *lo, const T *cs, const T *sn,
-               idx ldrot) {
+// Q <- Q * G (all passes) for the mrows rows of q, directly: each chunk of
+// kRows rows sees every pass while it is in cache.
+template <class T> void rot_right(idx mrows, T *q, idx ldq, const Passes<T> &ps) {
   idx r0 = 0;
   for (; r0 + kRows <= mrows; r0 += kRows)
-    for (idx t = 0; t < npass; ++t)
-      for (idx k = hi[t]; k > lo[t]; --k) {
+    for (idx t = 0; t < ps.nt; ++t)
+      for (idx k = ps.hi[t]; k > ps.lo[t]; --k) {
         T *a = q + r0 + (k - 1) * ldq;
-        rot_fixed<T, kRows>(a, a + ldq, cs[t * ldrot + k - lo[t] - 1], sn[t * ldrot + k - lo[t] - 1]);
+        rot_fixed<T, kRows>(a, a + ldq, ps.c(t, k), ps.s(t, k));
       }
   if (r0 < mrows)
-    for (idx t = 0; t < npass; ++t)
-      for (idx k = hi[t]; k > lo[t]; --k) {
+    for (idx t = 0; t < ps.nt; ++t)
+      for (idx k = ps.hi[t]; k > ps.lo[t]; --k) {
         T *a = q + r0 + (k - 1) * ldq;
-        rot_var(mrows - r0, a, a + ldq, cs[t * ldrot + k - lo[t] - 1], sn[t * ldrot + k - lo[t] - 1]);
+        rot_var(mrows - r0, a, a + ldq, ps.c(t, k), ps.s(t, k));
       }
 }
 
-// ---- helpers ---------------------------------------------------------------
-
-template <class F> lint pick_nb(long lwork, F ws) {
-  lint nb = qrupd_nb;
-  while (nb > 1 && ws(nb) > lwork) --nb;
-  return nb;
+// The blocked form. Each of the nt passes is cut into windows of nt
+// consecutive k, pass t's windows shifted by t so that a rotation's
+// predecessors ((t, k+1) in its own pass, (t-1, k-1) in the one before) lie
+// in the same or an earlier window: window b holds, of pass t, the k in
+// (b0 + t, b1 + t] with b1 = top - b*nt, b0 = b1 - nt. Window by window,
+// from the largest k down, u = I (w-by-w, w <= 2*nt) is multiplied by the
+// window's rotations and f(c0, w, u) applies the product to indices
+// c0..c0+w-1: Q*u from the right, u^T*R from the left, one gemm each
+// instead of a sweep per pass. A window length L costs (L+nt)^2/(3*L*nt)
+// times the rotations' flops, least (4/3) at L = nt. u has lower bandwidth
+// nt, exactly: u^T*R fills R by nt rows and leaves exact zeros below.
+template <class T, class F> void for_each_window(const Passes<T> &ps, T *u, F &&f) {
+  const idx L = ps.nt;
+  idx top = ps.hi[0], bottom = ps.lo[0], lo_min = ps.lo[0], hi_max = ps.hi[0];
+  for (idx t = 1; t < ps.nt; ++t) {
+    top = std::max(top, ps.hi[t] - t);
+    bottom = std::min(bottom, ps.lo[t] - t);
+    lo_min = std::min(lo_min, ps.lo[t]);
+    hi_max = std::max(hi_max, ps.hi[t]);
+  }
+  for (idx b1 = top; b1 > bottom; b1 -= L) {
+    const idx b0 = std::max(b1 - L, bottom);
+    const idx c0 = std::max(b0, lo_min), w = std::min(b1 + ps.nt - 1, hi_max) - c0 + 1;
+    if (w < 2) continue;  // no rotation here
+    std::fill(u, u + w * w, T(0));
+    for (idx i = 0; i < w; ++i) u[i + i * w] = 1;
+    for (idx t = 0; t < ps.nt; ++t)
+      for (idx k = std::min(ps.hi[t], b1 + t); k > std::max(ps.lo[t], b0 + t); --k)
+        rot_var(w, u + (k - 1 - c0) * w, u + (k - c0) * w, ps.c(t, k), ps.s(t, k));
+    f(c0, w, static_cast<const T *>(u));
+  }
 }
 
-// Zeroes the strictly lower trapezoid of the m-by-n matrix a.
-template <class T> void zero_lower(idx m, idx n, T *a, idx lda) {
-  for (idx j = 0; j < n && j + 1 < m; ++j) std::fill(a + j * lda + j + 1, a + j * lda + m, T(0));
+// q(0:rows, 0:w) <- q * u, through tmp (rows-by-w).
+template <class T> void mult_right(idx rows, T *q, idx ldq, idx w, const T *u, T *tmp) {
+  if (rows <= 0) return;
+  blas::gemm<T>('N', 'N', lint(rows), lint(w), lint(w), T(1), q, lint(ldq), u, lint(w), T(0), tmp, lint(rows));
+  for (idx c = 0; c < w; ++c) std::copy(tmp + c * rows, tmp + (c + 1) * rows, q + c * ldq);
+}
+// r(0:w, 0:cols) <- u^T * r, through tmp (w-by-cols).
+template <class T> void mult_left_t(idx cols, T *r, idx ldr, idx w, const T *u, T *tmp) {
+  if (cols <= 0) return;
+  blas::gemm<T>('T', 'N', lint(w), lint(cols), lint(w), T(1), u, lint(w), r, lint(ldr), T(0), tmp, lint(w));
+  for (idx c = 0; c < cols; ++c) std::copy(tmp + c * w, tmp + (c + 1) * w, r + c * ldr);
+}
+
+// ---- Householder QR of a block -----------------------------------------------
+
+// The QR factorization of the m-by-n a by xGEQRT: R on and above the
+// diagonal, V below, T of block i (kNb reflectors) at t + i*kNb*kNb.
+// work: householder_lwork(m, n, rows) for the calls below with `rows`.
+template <class T> void householder_qr(idx m, idx n, T *a, idx lda, T *t, T *work) {
+  const idx k = std::min(m, n);
+  if (k > 0) blas::geqrt<T>(lint(m), lint(n), lint(std::min(kNb, k)), a, lint(lda), t, lint(kNb), work);
+}
+long householder_lwork(lint m, lint n, lint rows) {
+  return long(kNb) * std::max<lint>(1, std::min(m, n)) + long(kNb) * std::max<lint>({1, m, n, rows});
+}
+
+// c <- c*H(1)*...*H(k) for the rows-by-m c, H from householder_qr(m, n, a):
+// one xLARFB per block. (Not xORMQR: it runs xORM2R, a pass over c per
+// reflector, whenever k <= its block size.)
+template <class T> void apply_q_right(idx m, idx n, const T *a, idx lda, const T *t, idx rows, T *c, idx ldc, T *work) {
+  const idx k = std::min(m, n);
+  for (idx i0 = 0; i0 < k && rows > 0; i0 += kNb)
+    blas::larfb<T>('R', 'N', lint(rows), lint(m - i0), lint(std::min(kNb, k - i0)), a + i0 + i0 * lda, lint(lda),
+                   t + i0 * kNb, lint(kNb), c + i0 * ldc, lint(ldc), work, lint(rows));
+}
+
+// The m-by-m q = H(1)*...*H(k)*I, H from householder_qr(m, n, a): the blocks
+// applied last to first, each to the part of q it changes (as xORGQR does,
+// but level-3 throughout; xORGQR runs xORG2R on its last 128+ reflectors).
+template <class T> void generate_q(idx m, idx n, const T *a, idx lda, const T *t, T *q, idx ldq, T *work) {
+  const idx k = std::min(m, n);
+  for (idx c = 0; c < m; ++c) {
+    std::fill(q + c * ldq, q + c * ldq + m, T(0));
+    q[c + c * ldq] = 1;
+  }
+  for (idx i0 = (k - 1) / kNb * kNb; k > 0 && i0 >= 0; i0 -= kNb)
+    blas::larfb<T>('L', 'N', lint(m - i0), lint(m - i0), lint(std::min(kNb, k - i0)), a + i0 + i0 * lda, lint(lda),
+                   t + i0 * kNb, lint(kNb), q + i0 + i0 * ldq, lint(ldq), work, lint(m - i0));
 }
 
 }  // namespace
 
 // ---- workspace -------------------------------------------------------------
 
-long qrupd_delcols_lwork(lint m, lint n, lint p, lint nb) { return long(nb) * (long(p) + 2); }
-long qrupd_addcols_lwork(lint m, lint n, lint p, lint nb) {
+namespace {
+// tau and the reflectors V (ldv-by-nb, ldv = min(nb+P, M)); blocked, T
+// (nb-by-nb) and xLARFB's workspace (M-by-nb) besides.
+long delcols_direct_lwork(lint m, lint p, lint nb) {
+  return nb + std::max<long>(1, std::min<long>(long(nb) + p, m)) * nb;
+}
+long delcols_blocked_lwork(lint m, lint p, lint nb) {
+  return delcols_direct_lwork(m, p, nb) + long(nb) * nb + long(nb) * std::max<lint>(1, m);
+}
+// Reflectors per block: kNb, or fewer when there are fewer.
+lint delcols_nb(lint m, lint n, lint p, lint j0) {
+  return std::max<lint>(1, std::min<lint>(kNb, std::min(n - p, m - 1) - j0));
+}
+long addcols_direct_lwork(lint m, lint n, lint p, lint nb) {
   return 2L * p + 2L * nb * std::max<long>(1, std::min(m, n));
 }
-long qrupd_addrows_lwork(bool wantq, lint m, lint n, lint p, lint nb) {
+long addrows_wy_lwork(bool wantq, lint m, lint n, lint p, lint nb) {
   return long(nb) * (1L + nb + std::max<long>(1, n) + (wantq ? long(m) + p : 0L));
 }
-long qrupd_delrows_lwork(lint m, lint n, lint p, lint nb) { return 2L * nb * std::max<long>(1, m); }
+long delrows_direct_lwork(lint m, lint nb) { return 2L * nb * std::max<long>(1, m); }
+
+// The blocked passes' rotations (2*kPasses*S), the window product u
+// (w-by-w) and gemm's output (rows-by-w or w-by-cols), w <= 2*kPasses.
+long passes_lwork(lint s, lint rows, lint cols) {
+  const long w = 2 * kPasses;
+  return 2L * kPasses * std::max<lint>(1, s) + w * w + w * std::max<long>({1, rows, cols});
+}
+}  // namespace
+
+// P + 2 >= delcols_direct_lwork(m, p, 1): the documented minimum.
+long qrupd_delcols_lwmin(lint m, lint n, lint p) { return long(p) + 2; }
+long qrupd_delcols_lwopt(bool wantq, lint m, lint n, lint p, lint j0) {
+  const lint nb = delcols_nb(m, n, p, j0);
+  return wantq ? delcols_blocked_lwork(m, p, nb) : delcols_direct_lwork(m, p, nb);
+}
+
+long qrupd_addcols_lwmin(lint m, lint n, lint p) { return addcols_direct_lwork(m, n, p, 1); }
+long qrupd_addcols_lwopt(lint m, lint n, lint p) {
+  const long householder = m - n >= 2 ? householder_lwork(m - n, p, m) : 0;
+  return 2L * p + std::max(householder, passes_lwork(std::min(m, n), m, n + p));
+}
+
+long qrupd_addrows_lwmin(bool wantq, lint m, lint n, lint p) { return addrows_wy_lwork(wantq, m, n, p, 1); }
+long qrupd_addrows_lwopt(bool wantq, lint m, lint n, lint p) {
+  const lint nb = std::max<lint>(1, std::min<lint>(kNb, std::min(m, n)));
+  const long wide = n > m ? householder_lwork(p, n - m, wantq ? m + p : 0) : 0;
+  return std::max(addrows_wy_lwork(wantq, m, n, p, nb), wide);
+}
+
+long qrupd_delrows_lwmin(lint m, lint n, lint p) { return delrows_direct_lwork(m, 1); }
+long qrupd_delrows_lwopt(lint m, lint n, lint p) { return passes_lwork(m, m, n); }
+
+// The forming product's input (min(mold,nold)-by-kFormNb), then the QR's.
+constexpr idx kFormNb = 64;
+long qrupd_refactor_lwork(lint mnew, lint nnew, lint mold, lint nold) {
+  return std::max(long(std::max<lint>(1, std::min(mold, nold))) * kFormNb, householder_lwork(mnew, nnew, mnew));
+}
 
 // ---- delete columns --------------------------------------------------------
 
@@ -253,33 +422,40 @@ void qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint l
   const idx nn = n - p;
   // Close the gap: column c takes column c+p, whose rows below min(c+p, m-1)
   // are zero; R now has p subdiagonals from column j0 on.
-  for (idx c = j0; c < nn; ++c) {
-    T *dst = r + c * ldr;
-    const T *src = r + (c + p) * ldr;
-    const idx top = std::min(c + p, m - 1);
-    std::copy(src, src + top + 1, dst);
-    std::fill(dst + top + 1, dst + m, T(0));
-  }
+  shift_columns(m, j0 + p, nn - j0, -p, r, ldr);
   const idx cend = std::min(nn, m - 1);  // columns with entries to annihilate
   if (j0 >= cend) return;
-  const idx L = p + 1;  // reflector length
-  const idx nb = pick_nb(lwork, [&](lint b) { return qrupd_delcols_lwork(m_, n_, p_, b); });
-  T *tau = work;
-  T *v = work + nb;  // nb reflectors of length L
+  // nb reflectors of length <= L at a time, v_i in V(i:, i) (V ldv-by-nb,
+  // zeros below each v_i), applied to R's trailing columns column by column
+  // (each stays in cache for all of them), and to Q directly or, blocked, as
+  // H = I - V*T*V^T by xLARFB.
+  const idx L = p + 1;
+  const bool blocked = wantq && lwork >= qrupd_delcols_lwopt(true, m_, n_, p_, j0_);
+  const idx nb = blocked ? delcols_nb(m_, n_, p_, j0_) : pick_nb(lwork, [&](lint b) { return delcols_direct_lwork(m_, p_, b); });
+  const idx ldv = std::min(nb + p, m);
+  T *tau = work, *v = tau + nb;
+  T *t = blocked ? v + ldv * nb : nullptr, *w = blocked ? t + nb * nb : nullptr;
   for (idx c0 = j0; c0 < cend; c0 += nb) {
     const idx nr = std::min(nb, cend - c0);
+    std::fill(v, v + ldv * nr, T(0));
     for (idx i = 0; i < nr; ++i) {
       const idx c = c0 + i, len = std::min(L, m - c);
-      T *rc = r + c + c * ldr;
+      T *rc = r + c + c * ldr, *vi = v + i + i * ldv;
       tau[i] = larfg(len, rc[0], rc + 1);
-      T *vi = v + i * L;
       vi[0] = 1;
       std::copy(rc + 1, rc + len, vi + 1);
       std::fill(rc + 1, rc + len, T(0));
-      apply_left(idx(1), L, len, vi, L, tau + i, rc + ldr, ldr, c0 + nr - c - 1);
+      apply_left(idx(1), L, len, vi, idx(0), tau + i, rc + ldr, ldr, c0 + nr - c - 1);
     }
-    apply_left(nr, L, m - c0, v, L, tau, r + c0 + (c0 + nr) * ldr, ldr, nn - c0 - nr);
-    if (wantq) apply_right(m, q + c0 * ldq, ldq, nr, L, m - c0, v, L, tau);
+    apply_left(nr, L, m - c0, v, ldv + 1, tau, r + c0 + (c0 + nr) * ldr, ldr, nn - c0 - nr);
+    if (!wantq) continue;
+    if (blocked) {
+      const idx h = std::min(nr + p, m - c0);  // rows the block's reflectors touch
+      blas::larft<T>(lint(h), lint(nr), v, lint(ldv), tau, t, lint(nb));
+      blas::larfb<T>('R', 'N', m_, lint(h), lint(nr), v, lint(ldv), t, lint(nb), q + c0 * ldq, ldq_, w, m_);
+    } else {
+      apply_right(m, q + c0 * ldq, ldq, nr, L, m - c0, v, ldv + 1, tau);
+    }
   }
 }
 
@@ -289,23 +465,21 @@ template <class T>
 void qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *u, lint ldu_, T *work,
                    long lwork) {
   const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_;
-  // Open the gap: columns j0..n-1 move p to the right.
-  for (idx c = n - 1; c >= j0; --c) {
-    const T *src = r + c * ldr;
-    T *dst = r + (c + p) * ldr;
-    const idx top = std::min(c, m - 1);
-    std::copy(src, src + top + 1, dst);
-    std::fill(dst + top + 1, dst + m, T(0));
-  }
-  if (m == 0) return;
+  const bool blocked = lwork >= qrupd_addcols_lwopt(m_, n_, p_);
+  shift_columns(m, j0, n - j0, p, r, ldr);  // open the gap
   // The inserted block: Q^T*U.
   blas::gemm<T>('T', 'N', m_, p_, m_, T(1), q, ldq_, u, ldu_, T(0), r + j0 * ldr, ldr_);
 
   // Rows n..m-1 are zero outside the block: a Householder QR of that part,
   // applied to Q's columns n..m-1.
   const idx mb = m - n;
-  T *tau = work, *beta = work + p;
-  if (mb >= 2) {
+  T *tau = work, *beta = work + p, *rest = work + 2 * p;
+  if (mb >= 2 && blocked) {
+    T *blk = r + n + j0 * ldr, *t = rest, *w = t + kNb * std::min(mb, p);
+    householder_qr(mb, p, blk, ldr, t, w);
+    apply_q_right(mb, p, blk, ldr, t, m, q + n * ldq, ldq, w);
+    zero_lower(mb, p, blk, ldr);
+  } else if (mb >= 2) {
     const idx na = std::min(p, mb);
     for (idx i = 0; i < na; ++i) {
       T *d = r + (n + i) + (j0 + i) * ldr;
@@ -324,16 +498,19 @@ void qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
   }
 
   // Givens passes, one per inserted column, bottom-up; each adds at most one
-  // row to the trailing (old) columns, which had p rows of room. Passes are
-  // blocked: the trailing columns and Q see nb passes at a time.
+  // row of fill to the trailing (old) columns, which had p rows of room.
+  // nb passes at a time: generated on the inserted block, then applied to
+  // the trailing columns and to Q, blocked or directly.
   const idx S = std::max<idx>(1, std::min(m, n));
-  const idx nb = pick_nb(lwork, [&](lint b) { return qrupd_addcols_lwork(m_, n_, p_, b); });
-  T *cs = work + 2 * p, *sn = cs + nb * S;
-  idx hi[qrupd_nb], lo[qrupd_nb];
+  const idx nb = blocked ? kPasses : pick_nb(lwork, [&](lint b) { return addcols_direct_lwork(m_, n_, p_, b); });
+  T *cs = rest, *sn = cs + nb * S;
+  T *uw = blocked ? sn + nb * S : nullptr, *tmp = blocked ? uw + 4 * nb * nb : nullptr;
+  idx hi[kPasses], lo[kPasses];
   for (idx i0 = 0; i0 < p; i0 += nb) {
     const idx nt = std::min(nb, p - i0);
+    const Passes<T> ps{nt, lo, hi, cs, sn, S};
     for (idx t = 0; t < nt; ++t) {
-      const idx i = i0 + t, col = j0 + i, bot = std::min(n + i, m - 1);
+      const idx col = j0 + i0 + t, bot = std::min(n + i0 + t, m - 1);
       lo[t] = col;
       hi[t] = std::max(bot, col);
       T *rc = r + col * ldr, *ct = cs + t * S, *st = sn + t * S;
@@ -343,18 +520,22 @@ void qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
         rc[k - 1] = rr;
         rc[k] = 0;
       }
-      for (idx c2 = col + 1; c2 < j0 + p; ++c2) rot_chain(r + c2 * ldr, hi[t], col, ct, st);
+      for (idx c2 = col + 1; c2 < j0 + p; ++c2) rot_chain(r + c2 * ldr, ps, t, hi[t]);
     }
-    for (idx t2 = 0; t2 < n - j0; ++t2) {
-      T *rc = r + (j0 + p + t2) * ldr;
-      for (idx t = 0; t < nt; ++t) {
-        const idx last = std::min(j0 + t2 + i0 + t, m - 1);  // its last nonzero row before this pass
-        rot_chain(rc, std::min(hi[t], last + 1), lo[t], cs + t * S, sn + t * S);
-      }
+    // Old column j0+p+t2 has nonzeros in rows 0..j0+t2+i0 before these passes.
+    if (blocked) {
+      for_each_window(ps, uw, [&](idx c0, idx w, const T *uwin) {
+        mult_right(m, q + c0 * ldq, ldq, w, uwin, tmp);
+        const idx first = std::max(j0 + p, c0 + p - i0);
+        mult_left_t(n + p - first, r + c0 + first * ldr, ldr, w, uwin, tmp);
+      });
+    } else {
+      for (idx t2 = 0; t2 < n - j0; ++t2)
+        for (idx t = 0; t < nt; ++t) rot_chain(r + (j0 + p + t2) * ldr, ps, t, j0 + t2 + i0 + t + 1);
+      rot_right(m, q, ldq, ps);
     }
-    rot_right(m, q, ldq, nt, hi, lo, cs, sn, S);
   }
-  for (idx col = j0; col < j0 + p && col + 1 < m; ++col) std::fill(r + col * ldr + col + 1, r + col * ldr + m, T(0));
+  zero_lower(m, n + p - j0, r + j0 * ldr, ldr, j0);
 }
 
 // ---- add rows --------------------------------------------------------------
@@ -363,6 +544,7 @@ template <class T>
 void qrupd_addrows(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *u,
                    lint ldu_, T *work, long lwork) {
   const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_, mp = m + p;
+  const bool blocked = lwork >= qrupd_addrows_lwopt(wantq, m_, n_, p_);
   zero_lower(m, n, r, ldr);
   if (wantq) {
     // [Q 0; 0 I] with its rows permuted so that the new rows sit at j0.
@@ -380,7 +562,7 @@ void qrupd_addrows(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint l
   // Columns 0..min(m,n)-1 of [R; U]: reflector k touches R's row k and U.
   // Blocked in compact WY form: H = I - V*T*V^T, V = [I; U(:, k0:k0+nr-1)].
   const idx k1 = std::min(m, n);
-  const idx nb = pick_nb(lwork, [&](lint b) { return qrupd_addrows_lwork(wantq, m_, n_, p_, b); });
+  const idx nb = pick_nb(lwork, [&](lint b) { return addrows_wy_lwork(wantq, m_, n_, p_, b); });
   T *tau = work, *t = tau + nb, *wr = t + nb * nb, *wq = wr + nb * std::max<idx>(1, n);
   for (idx k0 = 0; k0 < k1; k0 += nb) {
     const idx nr = std::min(nb, k1 - k0);
@@ -429,16 +611,22 @@ void qrupd_addrows(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint l
     }
   }
   // m < n: U(:, m:n-1) is what is left; its QR gives rows m..m+p-1 of R.
-  for (idx i = 0; i < std::min(p, n - m); ++i) {
-    const idx c = m + i, len = p - i;
-    T *d = u + i + c * ldu;
-    T tau_i = larfg(len, d[0], d + 1);
-    if (tau_i == 0) continue;
-    const T b = d[0];
-    d[0] = 1;
-    apply_left(idx(1), len, len, d, idx(0), &tau_i, d + ldu, ldu, n - c - 1);
-    if (wantq) apply_right(mp, q + c * ldq, ldq, idx(1), len, len, d, idx(0), &tau_i);
-    d[0] = b;
+  if (n > m && blocked) {
+    T *blk = u + m * ldu, *t = work, *w = t + kNb * std::min(p, n - m);
+    householder_qr(p, n - m, blk, ldu, t, w);
+    if (wantq) apply_q_right(p, n - m, blk, ldu, t, mp, q + m * ldq, ldq, w);
+  } else {
+    for (idx i = 0; i < std::min(p, n - m); ++i) {
+      const idx c = m + i, len = p - i;
+      T *d = u + i + c * ldu;
+      T tau_i = larfg(len, d[0], d + 1);
+      if (tau_i == 0) continue;
+      const T b = d[0];
+      d[0] = 1;
+      apply_left(idx(1), len, len, d, idx(0), &tau_i, d + ldu, ldu, n - c - 1);
+      if (wantq) apply_right(mp, q + c * ldq, ldq, idx(1), len, len, d, idx(0), &tau_i);
+      d[0] = b;
+    }
   }
   for (idx c = 0; c < n; ++c)
     for (idx i = 0; i < p; ++i) r[(m + i) + c * ldr] = c >= m + i ? u[i + c * ldu] : T(0);
@@ -456,11 +644,13 @@ void qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
   // becomes +-e_i; from the left on R it adds one subdiagonal. After p passes
   // Q is [+-I 0; 0 Q~] (deleted rows first) and R(p:m-1, :) is upper
   // trapezoidal. The deleted rows see each pass at once; the other rows of
-  // Q and the columns of R see nb passes at a time.
+  // Q and the columns of R see nb passes at a time, blocked or directly.
+  const bool blocked = lwork >= qrupd_delrows_lwopt(m_, n_, p_);
   const idx S = std::max<idx>(1, m);
-  const idx nb = pick_nb(lwork, [&](lint b) { return qrupd_delrows_lwork(m_, n_, p_, b); });
+  const idx nb = blocked ? kPasses : pick_nb(lwork, [&](lint b) { return delrows_direct_lwork(m_, b); });
   T *cs = work, *sn = work + nb * S;
-  idx hi[qrupd_nb], lo[qrupd_nb];
+  T *uw = blocked ? sn + nb * S : nullptr, *tmp = blocked ? uw + 4 * nb * nb : nullptr;
+  idx hi[kPasses], lo[kPasses];
   for (idx i0 = 0; i0 < p; i0 += nb) {
     const idx nt = std::min(nb, p - i0);
     for (idx t = 0; t < nt; ++t) {
@@ -479,13 +669,21 @@ void qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
         rot_var(rest, a + 1, b + 1, c, s);
       }
     }
-    rot_right(j0, q, ldq, nt, hi, lo, cs, sn, S);
-    rot_right(m - j0 - p, q + j0 + p, ldq, nt, hi, lo, cs, sn, S);
-    for (idx c = 0; c < n; ++c)
-      for (idx t = 0; t < nt; ++t) {
-        const idx i = i0 + t;
-        rot_chain(r + c * ldr, std::min(m - 1, c + 1 + i), i, cs + t * S, sn + t * S);
-      }
+    const Passes<T> ps{nt, lo, hi, cs, sn, S};
+    // Before these passes R has i0 subdiagonals: R(c0:, c) = 0 for c < c0-i0.
+    if (blocked) {
+      for_each_window(ps, uw, [&](idx c0, idx w, const T *uwin) {
+        mult_right(j0, q + c0 * ldq, ldq, w, uwin, tmp);
+        mult_right(m - j0 - p, q + j0 + p + c0 * ldq, ldq, w, uwin, tmp);
+        const idx first = std::max<idx>(0, c0 - i0);
+        mult_left_t(n - first, r + c0 + first * ldr, ldr, w, uwin, tmp);
+      });
+    } else {
+      rot_right(j0, q, ldq, ps);
+      rot_right(m - j0 - p, q + j0 + p, ldq, ps);
+      for (idx c = 0; c < n; ++c)
+        for (idx t = 0; t < nt; ++t) rot_chain(r + c * ldr, ps, t, c + 1 + i0 + t);
+    }
   }
   // Compact: Q~ = Q(kept rows, p:m-1), R~ = R(p:m-1, :).
   for (idx c = 0; c < mn; ++c) {
@@ -500,19 +698,95 @@ void qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
   }
 }
 
+// ---- refactoring -------------------------------------------------------------
+
+namespace {
+
+// Rows of Q*R and where they go: Q's rows from..from+count-1 give rows
+// to..to+count-1.
+struct RowMap {
+  idx from, count, to;
+};
+
+// Columns c0..c1-1 of R (their upper trapezoid; column c0 at rc) replaced
+// by the rows of Q*R that maps select, kFormNb columns at a time through
+// tmp (min(m,c1)-by-kFormNb): A = Q*R formed in R's own storage.
+template <class T, std::size_t N>
+void form_qr(idx m, idx c0, idx c1, const T *q, idx ldq, T *rc, idx ldr, const RowMap (&maps)[N], T *tmp) {
+  for (idx b = c0; b < c1; b += kFormNb) {
+    const idx nc = std::min(kFormNb, c1 - b), kk = std::min(b + nc, m);
+    T *rb = rc + (b - c0) * ldr;
+    for (idx j = 0; j < nc; ++j)
+      for (idx i = 0; i < kk; ++i) tmp[i + j * kk] = i <= b + j ? rb[i + j * ldr] : T(0);
+    for (const RowMap &mp : maps)
+      if (mp.count > 0)
+        blas::gemm<T>('N', 'N', lint(mp.count), lint(nc), lint(kk), T(1), q + mp.from, lint(ldq), tmp, lint(kk),
+                      T(0), rb + mp.to, lint(ldr));
+  }
+}
+
+// The factors of the m-by-n matrix a from scratch: R in place, the m-by-m
+// Q generated. work: qrupd_refactor_lwork.
+template <class T> void refactor(idx m, idx n, T *a, idx lda, T *q, idx ldq, T *work) {
+  if (m == 0) return;
+  T *t = work, *w = t + kNb * std::max<idx>(1, std::min(m, n));
+  householder_qr(m, n, a, lda, t, w);
+  generate_q(m, n, a, lda, t, q, ldq, w);
+  zero_lower(m, n, a, lda);
+}
+
+}  // namespace
+
+template <class T>
+void qrupd_addcols_refactor(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, const T *u,
+                            lint ldu_, T *work) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_;
+  T *tmp = work;
+  shift_columns(m, j0, n - j0, p, r, ldr);
+  form_qr(m, 0, j0, q, ldq, r, ldr, {RowMap{0, m, 0}}, tmp);
+  form_qr(m, j0, n, q, ldq, r + (j0 + p) * ldr, ldr, {RowMap{0, m, 0}}, tmp);
+  for (idx c = 0; c < p; ++c) std::copy(u + c * ldu, u + c * ldu + m, r + (j0 + c) * ldr);
+  refactor(m, n + p, r, ldr, q, ldq, work);
+}
+
+template <class T>
+void qrupd_addrows_refactor(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, const T *u,
+                            lint ldu_, T *work) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_;
+  T *tmp = work;
+  form_qr(m, 0, n, q, ldq, r, ldr, {RowMap{0, j0, 0}, RowMap{j0, m - j0, j0 + p}}, tmp);
+  for (idx c = 0; c < n; ++c) std::copy(u + c * ldu, u + c * ldu + p, r + c * ldr + j0);
+  refactor(m + p, n, r, ldr, q, ldq, work);
+}
+
+template <class T>
+void qrupd_delrows_refactor(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *work) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_;
+  T *tmp = work;
+  form_qr(m, 0, n, q, ldq, r, ldr, {RowMap{0, j0, 0}, RowMap{j0 + p, m - j0 - p, j0}}, tmp);
+  refactor(m - p, n, r, ldr, q, ldq, work);
+}
+
 // ---- instantiations --------------------------------------------------------
 
 template void qrupd_delcols<float>(bool, lint, lint, lint, lint, float *, lint, float *, lint, float *, long);
-template void qrupd_delcols<double>(bool, lint, lint, lint, lint, double *, lint, double *, lint, double *, long);
-template void qrupd_addcols<float>(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint, float *,
-                                   long);
-template void qrupd_addcols<double>(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint,
-                                    double *, long);
-template void qrupd_addrows<float>(bool, lint, lint, lint, lint, float *, lint, float *, lint, float *, lint,
-                                   float *, long);
-template void qrupd_addrows<double>(bool, lint, lint, lint, lint, double *, lint, double *, lint, double *, lint,
-                                    double *, long);
+template void qrupd_addcols<float>(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint, float *, long);
+template void qrupd_addrows<float>(bool, lint, lint, lint, lint, float *, lint, float *, lint, float *, lint, float *, long);
 template void qrupd_delrows<float>(lint, lint, lint, lint, float *, lint, float *, lint, float *, long);
+template void qrupd_addcols_refactor<float>(lint, lint, lint, lint, float *, lint, float *, lint, const float *, lint,
+                                           float *);
+template void qrupd_addrows_refactor<float>(lint, lint, lint, lint, float *, lint, float *, lint, const float *, lint,
+                                           float *);
+template void qrupd_delrows_refactor<float>(lint, lint, lint, lint, float *, lint, float *, lint, float *);
+
+template void qrupd_delcols<double>(bool, lint, lint, lint, lint, double *, lint, double *, lint, double *, long);
+template void qrupd_addcols<double>(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint, double *, long);
+template void qrupd_addrows<double>(bool, lint, lint, lint, lint, double *, lint, double *, lint, double *, lint, double *, long);
 template void qrupd_delrows<double>(lint, lint, lint, lint, double *, lint, double *, lint, double *, long);
+template void qrupd_addcols_refactor<double>(lint, lint, lint, lint, double *, lint, double *, lint, const double *, lint,
+                                           double *);
+template void qrupd_addrows_refactor<double>(lint, lint, lint, lint, double *, lint, double *, lint, const double *, lint,
+                                           double *);
+template void qrupd_delrows_refactor<double>(lint, lint, lint, lint, double *, lint, double *, lint, double *);
 
 }  // namespace hqr::cpu

@@ -1,52 +1,78 @@
 // CPU kernels of the QR-updating routines (xQRUPD_*): given A = Q*R (Q
 // M-by-M orthogonal, R M-by-N upper trapezoidal), the factors of A with
-// columns or rows added or deleted, without refactoring.
+// columns or rows added or deleted.
 //
-// Algorithms after Hammarling & Lucas (2008) and Andrew & Dingle (2014):
-//   delcols  short Householder reflectors (length <= P+1) on R's band,
-//            applied blockwise to R's trailing columns and to Q's columns;
+// Updates, after Hammarling & Lucas (2008) and Andrew & Dingle (2014):
+//   delcols  short Householder reflectors (length <= P+1) on R's band;
 //   addcols  Q^T*U by gemm, a Householder QR of the part below row N, then
 //            Givens passes that reduce the inserted block bottom-up;
 //   addrows  compact-WY reflectors that touch one row of R and the P new
 //            rows each ([R; U] as LAPACK's xTPQRT with L = 0), gemm updates;
 //   delrows  Givens passes that turn the deleted rows of Q into [+-I 0].
+// Each update runs blocked when `lwork` reaches its *_lwopt (as LAPACK's
+// xGEQRF does): reflectors in compact-WY blocks (xGEQRT, xLARFT, xLARFB)
+// and Givens rotations gathered into small orthogonal windows applied by
+// gemm, all level-3 BLAS from the next library. With less, down to *_lwmin,
+// it applies the reflectors and rotations directly, a few at a time in
+// cache-sized chunks.
+//
+// Refactoring (addcols, addrows with Q, delrows): the updated matrix is
+// formed from the old factors in R's storage, factored by xGEQRT, and the
+// full Q generated from the reflectors: cheaper than updating when most of
+// the result is new (src/host/qrupd.cpp decides by operation counts).
 //
 // The entry points (src/host/qrupd.cpp) check the arguments; these
-// functions assume valid ones. Indices j0 are 0-based. `work` holds at least
-// *_lwork(..., 1) elements; a larger one allows a larger block size.
+// functions assume valid ones (P >= 1, and M >= 1 for addcols). Indices j0
+// are 0-based. Workspace sizes are in elements.
 #pragma once
 
 #include "host/common.hpp"
 
 namespace hqr::cpu {
 
-// Largest block size the kernels use (columns/passes per block).
-constexpr lint qrupd_nb = 32;
+// Workspace: the minimum (direct kernels, one pass or reflector at a time)
+// and the optimum (blocked).
+long qrupd_delcols_lwmin(lint m, lint n, lint p);
+long qrupd_delcols_lwopt(bool wantq, lint m, lint n, lint p, lint j0);
+long qrupd_addcols_lwmin(lint m, lint n, lint p);
+long qrupd_addcols_lwopt(lint m, lint n, lint p);
+long qrupd_addrows_lwmin(bool wantq, lint m, lint n, lint p);
+long qrupd_addrows_lwopt(bool wantq, lint m, lint n, lint p);
+long qrupd_delrows_lwmin(lint m, lint n, lint p);
+long qrupd_delrows_lwopt(lint m, lint n, lint p);
+// Refactoring an mnew-by-nnew updated matrix formed from factors of order
+// mold-by-nold.
+long qrupd_refactor_lwork(lint mnew, lint nnew, lint mold, lint nold);
 
-// Workspace, in elements, for block size nb >= 1.
-long qrupd_delcols_lwork(lint m, lint n, lint p, lint nb);
-long qrupd_addcols_lwork(lint m, lint n, lint p, lint nb);
-long qrupd_addrows_lwork(bool wantq, lint m, lint n, lint p, lint nb);
-long qrupd_delrows_lwork(lint m, lint n, lint p, lint nb);
-
-// Delete columns j0..j0+p-1 (p >= 1). Q is updated when wantq.
+// Delete columns j0..j0+p-1. Q is updated when wantq.
 template <class T>
 void qrupd_delcols(bool wantq, lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *work, long lwork);
 
-// Insert the p columns of u (m-by-p, destroyed) before column j0 (p >= 1).
+// Insert the p columns of u (m-by-p, destroyed) before column j0.
 template <class T>
 void qrupd_addcols(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu, T *work,
                    long lwork);
 
-// Insert the p rows of u (p-by-n, destroyed) before row j0 (p >= 1). When
-// wantq, q (ldq >= m+p) holds the m-by-m factor on entry and the
-// (m+p)-by-(m+p) one on exit.
+// Insert the p rows of u (p-by-n, destroyed) before row j0. When wantq, q
+// (ldq >= m+p) holds the m-by-m factor on entry and the (m+p)-by-(m+p) one
+// on exit.
 template <class T>
 void qrupd_addrows(bool wantq, lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu,
                    T *work, long lwork);
 
-// Delete rows j0..j0+p-1 (p >= 1); q(1:m-p,1:m-p) and r(1:m-p,1:n) on exit.
+// Delete rows j0..j0+p-1; q(1:m-p,1:m-p) and r(1:m-p,1:n) on exit.
 template <class T>
 void qrupd_delrows(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *work, long lwork);
+
+// The same results by refactoring (Q always updated); work holds
+// qrupd_refactor_lwork of the updated and the old shape. u is only read.
+template <class T>
+void qrupd_addcols_refactor(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, const T *u, lint ldu,
+                            T *work);
+template <class T>
+void qrupd_addrows_refactor(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, const T *u, lint ldu,
+                            T *work);
+template <class T>
+void qrupd_delrows_refactor(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *work);
 
 }  // namespace hqr::cpu

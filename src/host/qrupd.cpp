@@ -1,103 +1,25 @@
 // xQRUPD_ADDCOLS, xQRUPD_DELCOLS, xQRUPD_ADDROWS, xQRUPD_DELROWS (s, d):
-// updating a full QR factorization A = Q*R after columns or rows of A are
-// added or deleted, without refactoring. The ABI is fixed (shared/SPEC.md,
-// "QR-updating ABI"); the algorithms are in src/cpu/qrupd.cpp.
+// the full QR factorization A = Q*R after columns or rows of A are added or
+// deleted. The ABI is fixed (shared/SPEC.md, "QR-updating ABI"); ABI.md
+// section 5 documents each routine as a LAPACK header does. This file checks
+// the arguments, answers LWORK queries, and chooses between updating the
+// factors and refactoring the updated matrix (src/cpu/qrupd.cpp has both).
 //
-// Common to all four:
-//   A = Q*R is M-by-N; Q is M-by-M orthogonal (the full Q), R is M-by-N upper
-//   trapezoidal. On exit Q and R are the factors of the updated matrix Ã.
-//   R's strictly lower trapezoid is not referenced on entry in the columns
-//   the update rewrites (all columns for the row updates, columns >= J for
-//   the column updates) and is exactly zero there on exit; R's other
-//   elements below the diagonal are neither read nor written. The signs of
-//   R's diagonal are not unique.
-//   WORK (workspace/output) array, dimension (max(1,LWORK)): on exit WORK(1)
-//   is the optimal LWORK. LWORK = -1 is a workspace query: only WORK(1) is
-//   set, and no error is reported for LWORK. A LWORK below the minimum (and
-//   not -1) is an illegal argument. Any LWORK >= the minimum works; the
-//   optimal one allows the largest block size.
-//   INFO = 0: success; INFO = -i: argument i had an illegal value, reported
-//   through XERBLA ('DQRUPD_ADDCOLS', ...). No numerical failure is possible
-//   (INFO > 0 is never returned); NaN/Inf in the input propagate.
-//   Arguments are checked in order; the first illegal one is reported and
-//   nothing is written. P = 0 is a quick return that changes nothing.
+// Checks in argument order, the first illegal one reported through XERBLA
+// ('DQRUPD_ADDCOLS', ...) with INFO = -position and nothing written; then the
+// LWORK = -1 query (only WORK(1) is set); then the quick return (P = 0, and
+// M = 0 where nothing is left to factor). INFO > 0 is never returned.
 //
-// XQRUPD_ADDCOLS( M, N, P, J, Q, LDQ, R, LDR, U, LDU, WORK, LWORK, INFO )
-//   Ã = [A(:,1:J-1) U A(:,J:N)]: insert the P columns of U before column J.
-//   M     (in) >= 0.                                            (arg 1)
-//   N     (in) >= 0, the number of columns of A.                (arg 2)
-//   P     (in) >= 0, the number of columns inserted.            (arg 3)
-//   J     (in) 1 <= J <= N+1.                                   (arg 4)
-//   Q     (in/out) LDQ-by-M: Q on entry, the new Q on exit.     (arg 5)
-//   LDQ   (in) >= max(1,M).                                     (arg 6)
-//   R     (in/out) LDR-by-(N+P): R in R(1:M,1:N) on entry, the new
-//         M-by-(N+P) R on exit.                                 (arg 7)
-//   LDR   (in) >= max(1,M).                                     (arg 8)
-//   U     (in/out) LDU-by-P: the columns to insert; destroyed.  (arg 9)
-//   LDU   (in) >= max(1,M).                                     (arg 10)
-//   LWORK (in) >= 2*P + 2*max(1,min(M,N)) when P > 0, >= 1 when P = 0;
-//         optimal 2*P + 2*NB*max(1,min(M,N)), NB = min(P,32).  (arg 12)
-//   Method: W = Q^T*U (gemm) becomes columns J..J+P-1 of R; a Householder QR
-//   of W's rows N+1..M is applied to Q(:,N+1:M); Givens passes reduce the
-//   inserted block bottom-up, one row of fill per pass in the old columns.
-//
-// XQRUPD_DELCOLS( JOBQ, M, N, P, J, Q, LDQ, R, LDR, WORK, LWORK, INFO )
-//   Ã = [A(:,1:J-1) A(:,J+P:N)]: delete columns J..J+P-1.
-//   JOBQ  (in) 'U': Q is updated; 'N': Q is not referenced.    (arg 1)
-//   M     (in) >= 0.                                            (arg 2)
-//   N     (in) >= 0.                                            (arg 3)
-//   P     (in) 0 <= P <= N.                                     (arg 4)
-//   J     (in) 1 <= J <= N-P+1.                                 (arg 5)
-//   Q     (in/out) LDQ-by-M, JOBQ = 'U' only.                   (arg 6)
-//   LDQ   (in) >= max(1,M) if JOBQ = 'U', >= 1 otherwise.       (arg 7)
-//   R     (in/out) LDR-by-N: on exit R(1:M,1:N-P) is the new R; columns
-//         N-P+1..N are left as they are.                        (arg 8)
-//   LDR   (in) >= max(1,M).                                     (arg 9)
-//   LWORK (in) >= P+2 when P > 0, >= 1 when P = 0;
-//         optimal NB*(P+2), NB <= 32.                           (arg 11)
-//   Method: short Householder reflectors (length <= P+1), one per column
-//   of R's band of P subdiagonals, applied in blocks of NB to R's trailing
-//   columns and to Q's columns.
-//
-// XQRUPD_ADDROWS( JOBQ, M, N, P, J, Q, LDQ, R, LDR, U, LDU, WORK, LWORK, INFO )
-//   Ã = [A(1:J-1,:); U; A(J:M,:)]: insert the P rows of U before row J.
-//   JOBQ  (in) 'U': Q is updated; 'N': Q is not referenced.    (arg 1)
-//   M     (in) >= 0.                                            (arg 2)
-//   N     (in) >= 0.                                            (arg 3)
-//   P     (in) >= 0, the number of rows inserted.               (arg 4)
-//   J     (in) 1 <= J <= M+1.                                   (arg 5)
-//   Q     (in/out) LDQ-by-(M+P), JOBQ = 'U' only: the M-by-M Q in
-//         Q(1:M,1:M) on entry, the (M+P)-by-(M+P) Q on exit.    (arg 6)
-//   LDQ   (in) >= max(1,M+P) if JOBQ = 'U', >= 1 otherwise.     (arg 7)
-//   R     (in/out) LDR-by-N: R in R(1:M,1:N) on entry, the new (M+P)-by-N
-//         R on exit.                                            (arg 8)
-//   LDR   (in) >= max(1,M+P).                                   (arg 9)
-//   U     (in/out) LDU-by-N: the rows to insert; destroyed.     (arg 10)
-//   LDU   (in) >= max(1,P).                                     (arg 11)
-//   LWORK (in) >= 2 + max(1,N) + (M+P if JOBQ = 'U') when P > 0, >= 1 when
-//         P = 0; optimal NB*(1 + NB + max(1,N) + (M+P if JOBQ = 'U')),
-//         NB = min(max(1,min(M,N)),32).                         (arg 13)
-//   Method: [R; U] reduced column by column with reflectors that touch one
-//   row of R and the P rows of U, blocked in compact WY form (gemm/trmm);
-//   when M < N a Householder QR of U's remaining columns gives R's last P
-//   rows. Q = P_J*[Q 0; 0 I]*H with P_J the row permutation.
-//
-// XQRUPD_DELROWS( M, N, P, J, Q, LDQ, R, LDR, WORK, LWORK, INFO )
-//   Ã = [A(1:J-1,:); A(J+P:M,:)]: delete rows J..J+P-1.
-//   M     (in) >= 0.                                            (arg 1)
-//   N     (in) >= 0.                                            (arg 2)
-//   P     (in) 0 <= P <= M.                                     (arg 3)
-//   J     (in) 1 <= J <= M-P+1.                                 (arg 4)
-//   Q     (in/out) LDQ-by-M: Q on entry (required), the new Q in
-//         Q(1:M-P,1:M-P) on exit.                               (arg 5)
-//   LDQ   (in) >= max(1,M).                                     (arg 6)
-//   R     (in/out) LDR-by-N: the new R in R(1:M-P,1:N) on exit. (arg 7)
-//   LDR   (in) >= max(1,M).                                     (arg 8)
-//   LWORK (in) >= 2*max(1,M) when P > 0, >= 1 when P = 0;
-//         optimal 2*NB*max(1,M), NB = min(P,32).                (arg 10)
-//   Method: P Givens passes from the right on Q's columns turn the deleted
-//   rows of Q into [+-I 0] and give R P subdiagonals; dropping the first P
-//   rows of R and columns of Q leaves the factors of Ã.
+// Update or refactor: by operation counts (leading terms, below; both
+// paths run at about the same rate, level-3 BLAS throughout). Refactoring
+// (the updated matrix formed from Q and R, its Householder QR, and the full
+// Q generated from the reflectors) wins where most of the result is new:
+// many columns added to a narrow A, many rows deleted, rows added to a
+// near-empty A with JOBQ = 'U'. Deleting columns, and adding rows with
+// JOBQ = 'N', always update: their reflectors touch at most P+1 rows, never
+// more work than a QR from scratch. A LWORK query returns the workspace of
+// the path chosen; with less (but at least the minimum) the update runs.
+// HQR_VERBOSE says path=cpu-update or path=cpu-refactor.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -109,29 +31,49 @@
 namespace hqr {
 namespace {
 
-constexpr lint nb_max = cpu::qrupd_nb;
-
-lint clamp_nb(long useful) { return lint(std::max<long>(1, std::min<long>(nb_max, useful))); }
-
 // LWORK check shared by the four routines: sets *info = -pos when too small.
 void check_lwork(const lint *lwork, long lwmin, lint pos, lint *info) {
   if (*info == 0 && *lwork != -1 && *lwork < lwmin) *info = -pos;
 }
 
-// Operation counts (multiplications + additions) of the update algorithms,
-// for HQR_VERBOSE's GFLOP/s.
-double addcols_flops(double m, double n, double p, double j) {
-  const double below = std::max(0.0, m - n), tail = n - j + 1;
-  return 2 * m * m * p + 4 * m * below * p + p * tail * (6 * m + 3 * tail);
+// ---- cost model: operation counts (multiplications + additions) ------------
+
+// A Householder QR of m-by-n and the m-by-m Q of its k reflectors (LAPACK's
+// counts for xGEQRF and xORGQR); the rows-by-n product of `rows` rows of an
+// old Q with the upper trapezoid of an m-by-n R.
+double geqrf_flops(double m, double n) {
+  return m >= n ? 2 * m * n * n - 2 * n * n * n / 3 : 2 * n * m * m - 2 * m * m * m / 3;
 }
-double delcols_flops(bool wantq, double m, double n, double p, double j) {
-  const double cols = std::max(0.0, std::min(n - p, m - 1) - (j - 1));
-  return 2 * (p + 1) * cols * (n - p - j + 1) + (wantq ? 4 * (p + 1) * m * cols : 0.0);
-}
-double addrows_flops(bool wantq, double m, double n, double p) {
+double orgqr_flops(double m, double k) { return 4 * m * m * k - 4 * m * k * k + 4 * k * k * k / 3; }
+double form_flops(double rows, double m, double n) {
   const double k = std::min(m, n);
-  return 4 * p * (n * k - k * k / 2) + (wantq ? 4 * (m + p) * p * k : 0.0);
+  return 2 * rows * (k * n - k * k / 2);
 }
+// Refactoring the updated mu-by-nu matrix, formed from `rows` rows of the
+// old m-by-n factors.
+double refactor_flops(double mu, double nu, double rows, double m, double n) {
+  return form_flops(rows, m, n) + geqrf_flops(mu, nu) + orgqr_flops(mu, std::min(mu, nu));
+}
+
+// The updates: Q^T*U, the Householder QR below row N applied to Q, P Givens
+// passes over the trailing columns and Q.
+double addcols_flops(double m, double n, double p, double j0) {
+  const double below = std::max(0.0, m - n), na = std::min(p, below), tail = n - j0;
+  return 2 * m * m * p + geqrf_flops(below, p) + 4 * m * na * (below - na / 2) + p * tail * (6 * m + 3 * tail);
+}
+// Reflectors of length P+1 on the band, applied to R's trailing columns and Q.
+double delcols_flops(bool wantq, double m, double n, double p, double j0) {
+  const double cols = std::max(0.0, std::min(n - p, m - 1) - j0);
+  return 2 * (p + 1) * cols * (n - p - j0) + (wantq ? 4 * (p + 1) * m * cols : 0.0);
+}
+// min(M,N) reflectors on one row of R and the P new rows, applied to R and
+// Q; for M < N the QR of the rest of U, applied to Q's last P columns.
+double addrows_flops(bool wantq, double m, double n, double p) {
+  const double k = std::min(m, n), wide = std::max(0.0, n - m), kw = std::min(p, wide);
+  return 4 * p * (n * k - k * k / 2) + geqrf_flops(p, wide) +
+         (wantq ? 4 * (m + p) * p * k + 4 * (m + p) * kw * (p - kw / 2) : 0.0);
+}
+// P Givens passes over Q's columns and R's rows.
 double delrows_flops(double m, double n, double p) { return p * (6 * m * m + 3 * m * n); }
 
 // WORK(1) = lwork as a real, rounded up so that reading it back never gives
@@ -143,6 +85,19 @@ template <class T> T lwork_value(long lwork) {
 }
 
 char jobq_char(const char *jobq) { return lsame(jobq, 'U') ? 'U' : 'N'; }
+
+// The path of one call: refactor when the model prefers it and LWORK allows.
+struct Plan {
+  bool refactor;
+  long lwopt;  // for the query: the preferred path's workspace
+};
+Plan plan(double update, double refactor, long lwmin, long update_lwopt, long refactor_lwork, const lint *lwork) {
+  const bool prefer = refactor < update;
+  const long lwopt = std::max(lwmin, prefer ? refactor_lwork : update_lwopt);
+  return {prefer && *lwork >= refactor_lwork, lwopt};
+}
+
+const char *path_name(bool refactor) { return refactor ? "cpu-refactor" : "cpu-update"; }
 
 }  // namespace
 
@@ -165,25 +120,32 @@ void qrupd_addcols(const lint *m, const lint *n, const lint *p, const lint *j, T
     *info = -8;
   else if (*ldu < max1(*m))
     *info = -10;
-  long lwmin = 1, lwopt = 1;
-  if (*info == 0 && *p > 0) {
-    lwmin = cpu::qrupd_addcols_lwork(*m, *n, *p, 1);
-    lwopt = cpu::qrupd_addcols_lwork(*m, *n, *p, clamp_nb(*p));
-  }
+  const long lwmin = *info == 0 && *p > 0 ? cpu::qrupd_addcols_lwmin(*m, *n, *p) : 1;
   check_lwork(lwork, lwmin, 12, info);
   if (*info != 0) {
     report_illegal(name, -*info);
     return;
   }
-  work[0] = lwork_value<T>(lwopt);
+  Plan pl{false, 1};
+  double flops = 0;
+  if (*p > 0 && *m > 0) {
+    const double update = addcols_flops(*m, *n, *p, *j - 1);
+    const double refactor = refactor_flops(*m, *n + *p, *m, *m, *n);
+    pl = plan(update, refactor, lwmin, cpu::qrupd_addcols_lwopt(*m, *n, *p),
+              cpu::qrupd_refactor_lwork(*m, *n + *p, *m, *n), lwork);
+    flops = pl.refactor ? refactor : update;
+  }
+  work[0] = lwork_value<T>(pl.lwopt);
   if (*lwork == -1 || *p == 0 || *m == 0) return;
 
-  Trace trace(name, addcols_flops(*m, *n, *p, *j));
+  Trace trace(name, flops);
   trace.args("m=%ld n=%ld p=%ld j=%ld", long(*m), long(*n), long(*p), long(*j));
-  const Decision d = choose_path(std::max(*m, *n + *p));
-  trace.path("cpu", d.why);
-  cpu::qrupd_addcols(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work, std::max<long>(*lwork, lwmin));
-  work[0] = lwork_value<T>(lwopt);
+  trace.path(path_name(pl.refactor), choose_path(std::max(*m, *n + *p)).why);
+  if (pl.refactor)
+    cpu::qrupd_addcols_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work);
+  else
+    cpu::qrupd_addcols(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work, *lwork);
+  work[0] = lwork_value<T>(pl.lwopt);
 }
 
 template <class T>
@@ -206,25 +168,20 @@ void qrupd_delcols(const char *jobq, const lint *m, const lint *n, const lint *p
     *info = -7;
   else if (*ldr < max1(*m))
     *info = -9;
-  long lwmin = 1, lwopt = 1;
-  if (*info == 0 && *p > 0) {
-    const long cols = long(std::min(*n - *p, *m - 1)) - (*j - 1);  // reflectors needed
-    lwmin = cpu::qrupd_delcols_lwork(*m, *n, *p, 1);
-    lwopt = cpu::qrupd_delcols_lwork(*m, *n, *p, clamp_nb(cols));
-  }
+  const long lwmin = *info == 0 && *p > 0 ? cpu::qrupd_delcols_lwmin(*m, *n, *p) : 1;
   check_lwork(lwork, lwmin, 11, info);
   if (*info != 0) {
     report_illegal(name, -*info);
     return;
   }
+  const long lwopt = *p > 0 ? std::max(lwmin, cpu::qrupd_delcols_lwopt(wantq, *m, *n, *p, *j - 1)) : 1;
   work[0] = lwork_value<T>(lwopt);
   if (*lwork == -1 || *p == 0 || *m == 0) return;
 
-  Trace trace(name, delcols_flops(wantq, *m, *n, *p, *j));
+  Trace trace(name, delcols_flops(wantq, *m, *n, *p, *j - 1));
   trace.args("jobq=%c m=%ld n=%ld p=%ld j=%ld", jobq_char(jobq), long(*m), long(*n), long(*p), long(*j));
-  const Decision d = choose_path(std::max(*m, *n));
-  trace.path("cpu", d.why);
-  cpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, work, std::max<long>(*lwork, lwmin));
+  trace.path(path_name(false), choose_path(std::max(*m, *n)).why);
+  cpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, work, *lwork);
   work[0] = lwork_value<T>(lwopt);
 }
 
@@ -251,25 +208,33 @@ void qrupd_addrows(const char *jobq, const lint *m, const lint *n, const lint *p
     *info = -9;
   else if (*ldu < max1(*p))
     *info = -11;
-  long lwmin = 1, lwopt = 1;
-  if (*info == 0 && *p > 0) {
-    lwmin = cpu::qrupd_addrows_lwork(wantq, *m, *n, *p, 1);
-    lwopt = cpu::qrupd_addrows_lwork(wantq, *m, *n, *p, clamp_nb(std::min(*m, *n)));
-  }
+  const long lwmin = *info == 0 && *p > 0 ? cpu::qrupd_addrows_lwmin(wantq, *m, *n, *p) : 1;
   check_lwork(lwork, lwmin, 13, info);
   if (*info != 0) {
     report_illegal(name, -*info);
     return;
   }
-  work[0] = lwork_value<T>(lwopt);
+  Plan pl{false, 1};
+  double flops = 0;
+  if (*p > 0) {
+    const double update = addrows_flops(wantq, *m, *n, *p);
+    // Without Q only R is wanted: the update never costs more.
+    const double refactor = wantq ? refactor_flops(*m + *p, *n, *m, *m, *n) : update;
+    pl = plan(update, refactor, lwmin, cpu::qrupd_addrows_lwopt(wantq, *m, *n, *p),
+              wantq ? cpu::qrupd_refactor_lwork(*m + *p, *n, *m, *n) : 1, lwork);
+    flops = pl.refactor ? refactor : update;
+  }
+  work[0] = lwork_value<T>(pl.lwopt);
   if (*lwork == -1 || *p == 0) return;
 
-  Trace trace(name, addrows_flops(wantq, *m, *n, *p));
+  Trace trace(name, flops);
   trace.args("jobq=%c m=%ld n=%ld p=%ld j=%ld", jobq_char(jobq), long(*m), long(*n), long(*p), long(*j));
-  const Decision d = choose_path(std::max(*m + *p, *n));
-  trace.path("cpu", d.why);
-  cpu::qrupd_addrows(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work, std::max<long>(*lwork, lwmin));
-  work[0] = lwork_value<T>(lwopt);
+  trace.path(path_name(pl.refactor), choose_path(std::max(*m + *p, *n)).why);
+  if (pl.refactor)
+    cpu::qrupd_addrows_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work);
+  else
+    cpu::qrupd_addrows(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work, *lwork);
+  work[0] = lwork_value<T>(pl.lwopt);
 }
 
 template <class T>
@@ -289,25 +254,32 @@ void qrupd_delrows(const lint *m, const lint *n, const lint *p, const lint *j, T
     *info = -6;
   else if (*ldr < max1(*m))
     *info = -8;
-  long lwmin = 1, lwopt = 1;
-  if (*info == 0 && *p > 0) {
-    lwmin = cpu::qrupd_delrows_lwork(*m, *n, *p, 1);
-    lwopt = cpu::qrupd_delrows_lwork(*m, *n, *p, clamp_nb(*p));
-  }
+  const long lwmin = *info == 0 && *p > 0 ? cpu::qrupd_delrows_lwmin(*m, *n, *p) : 1;
   check_lwork(lwork, lwmin, 10, info);
   if (*info != 0) {
     report_illegal(name, -*info);
     return;
   }
-  work[0] = lwork_value<T>(lwopt);
+  Plan pl{false, 1};
+  double flops = 0;
+  if (*p > 0) {
+    const double update = delrows_flops(*m, *n, *p);
+    const double refactor = refactor_flops(*m - *p, *n, *m - *p, *m, *n);
+    pl = plan(update, refactor, lwmin, cpu::qrupd_delrows_lwopt(*m, *n, *p),
+              cpu::qrupd_refactor_lwork(*m - *p, *n, *m, *n), lwork);
+    flops = pl.refactor ? refactor : update;
+  }
+  work[0] = lwork_value<T>(pl.lwopt);
   if (*lwork == -1 || *p == 0) return;
 
-  Trace trace(name, delrows_flops(*m, *n, *p));
+  Trace trace(name, flops);
   trace.args("m=%ld n=%ld p=%ld j=%ld", long(*m), long(*n), long(*p), long(*j));
-  const Decision d = choose_path(std::max(*m, *n));
-  trace.path("cpu", d.why);
-  cpu::qrupd_delrows(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, work, std::max<long>(*lwork, lwmin));
-  work[0] = lwork_value<T>(lwopt);
+  trace.path(path_name(pl.refactor), choose_path(std::max(*m, *n)).why);
+  if (pl.refactor)
+    cpu::qrupd_delrows_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, work);
+  else
+    cpu::qrupd_delrows(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, work, *lwork);
+  work[0] = lwork_value<T>(pl.lwopt);
 }
 
 }  // namespace hqr

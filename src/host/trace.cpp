@@ -8,8 +8,10 @@ namespace hqr {
 
 Trace::Trace(const RoutineName &name, double flops) : on_(config::verbose()), flops_(flops) {
   if (!on_) return;
-  for (std::size_t i = 0; i < name.len && i + 1 < sizeof name_; ++i)
-    name_[i] = static_cast<char>(name.text[i] | 0x20);  // lower case, as the symbol
+  for (std::size_t i = 0; i < name.len && i + 1 < sizeof name_; ++i) {  // lower case, as the symbol
+    const char c = name.text[i];
+    name_[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c | 0x20) : c;  // '_' stays
+  }
   name_[name.len < sizeof name_ ? name.len : sizeof name_ - 1] = '\0';
   start_ = std::chrono::steady_clock::now();
 }
