@@ -4,6 +4,8 @@
 # the benchmark. Takes a build made elsewhere (make; the test programs and
 # build/bench_potrf) and the packages from scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
+# GPU_CHECK_PARTS (default "suite large panel faults sanitizer") picks parts,
+# so that one check fits in a limited slot of GPU time.
 set -u
 out=${1:-/tmp/hqr-gpu-check}
 mkdir -p "$out"
@@ -12,25 +14,34 @@ export HQR_REFERENCE_LAPACK=$hqr_lib/lapack/liblapack.so.3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}  # Debian's 0.3.21 misdetects Sapphire Rapids
 nvidia-smi -L | tee "$out/device.txt"
 fail=0
+parts=${GPU_CHECK_PARTS:-suite large panel faults sanitizer}
+part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 tests=$(ls build/test/test_* 2>/dev/null)
 
+if part suite; then
 echo "== suite, every size on the GPU"
 HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_SCRIPTS=0 scripts/run-tests.sh $tests >"$out/suite.log" 2>&1 || fail=1
 tail -n 3 "$out/suite.log"
+fi
 
+if part large; then
 echo "== hybrid potrf up to n = 20000"
 HQR_GPU_MIN_N=0 HQR_TEST_LARGE=1 build/test/test_potrf_hybrid >"$out/large.log" 2>&1 || fail=1
 tail -n 2 "$out/large.log"
+fi
 
+if part panel; then
 echo "== hybrid potrf with the diagonal blocks on the CPU (HQR_PANEL=cpu)"
-HQR_PANEL=cpu HQR_GPU_MIN_N=0 HQR_TEST_LARGE=1 build/test/test_potrf_hybrid >"$out/panel-cpu.log" 2>&1 || fail=1
+HQR_PANEL=cpu HQR_GPU_MIN_N=0 build/test/test_potrf_hybrid >"$out/panel-cpu.log" 2>&1 || fail=1
 tail -n 2 "$out/panel-cpu.log"
+fi
 
+if part faults; then
 # Every kind of GPU step made to fail, first and later occurrences: the
 # answers must still be LAPACK's (through the CPU), and the trace must show
 # that the fault fired and the CPU took over.
 echo "== injected GPU faults"
-for f in alloc copy copy:7 kernel kernel:9 sync sync:4; do
+for f in alloc copy:7 kernel:9 sync:4; do
   for panel in gpu cpu; do
     log="$out/fault-$f-$panel.log"
     HQR_PANEL=$panel HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_SCRIPTS=0 \
@@ -41,12 +52,16 @@ for f in alloc copy copy:7 kernel kernel:9 sync sync:4; do
     echo "HQR_FAULT=$f HQR_PANEL=$panel: $r ($(tail -n 1 "$log"); $fired calls fell back)"
   done
 done
+fi
 
+if part sanitizer; then
 echo "== compute-sanitizer"
 for tool in memcheck racecheck; do
   HQR_GPU_MIN_N=0 timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 build/test/test_potrf_hybrid \
       >"$out/sanitizer-$tool.log" 2>&1 || fail=1
   grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-$tool.log" | tail -n 3
 done
+fi
+
 [ $fail = 0 ] && echo "gpu-check: all passed" || echo "gpu-check: FAILURES (logs in $out)"
 exit $fail
