@@ -88,7 +88,12 @@ class Progress {
     cv_.wait(g, [&] { return done_ > k || stop.load(); });
     return done_ > k;
   }
-  void wake() { cv_.notify_all(); }
+  // Takes the lock so that a waiter between its check and its sleep cannot
+  // miss the wake-up.
+  void wake() {
+    { std::lock_guard<std::mutex> g(m_); }
+    cv_.notify_all();
+  }
 
  private:
   std::mutex m_;
@@ -145,11 +150,17 @@ template <class T> class HybridPotrf {
       if (!ok(cudaEventCreateWithFlags(e, cudaEventDisableTiming))) return finish({false, 0, "CUDA event", 0});
 
     start_ = Clock::now();
+    // CUDA's current device is per thread.
     std::thread uploader([this] {
-      upload();
+      if (check(cudaSetDevice(c_.device), fault::Point::sync))
+        upload();
+      else
+        uploaded_.wake();
       upload_done_ = since_start();
     });
-    std::thread downloader([this] { download(); });
+    std::thread downloader([this] {
+      if (check(cudaSetDevice(c_.device), fault::Point::sync)) download();
+    });
     factor();
     factor_done_ = since_start();
     stop_upload_ = true;
