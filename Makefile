@@ -109,7 +109,7 @@ TEST_LIBS := -L$(BUILD) -lhqr -Wl,-rpath,$(abspath $(BUILD)) -lcmocka -ldl -lm -
 
 $(BUILD)/test/%: test/%.cpp test/testing.hpp $(LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Iinclude -Itest $< -o $@ $(TEST_LIBS)
+	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Iinclude -Isrc -Itest $< -o $@ $(TEST_LIBS)
 
 tests: $(TEST_BIN)
 

@@ -14,6 +14,10 @@ long crossover(Routine r) {
   switch (r) {
     case Routine::potrf:
       return 6000;
+    case Routine::trtri:  // provisional, not yet measured
+    case Routine::lauum:
+    case Routine::potri:
+      return 4096;
   }
   return 1L << 40;
 }

@@ -5,7 +5,7 @@
 namespace hqr {
 
 enum class Path { cpu, gpu };
-enum class Routine { potrf };
+enum class Routine { potrf, trtri, lauum, potri };
 
 struct Decision {
   Path path;
