@@ -146,7 +146,7 @@ TEST_LIBS := -L$(BUILD) -lhqr -Wl,-rpath,$(abspath $(BUILD)) -lcmocka -ldl -lm -
 
 $(BUILD)/test/%: test/%.cpp test/testing.hpp $(LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Iinclude -Itest $< -o $@ $(TEST_LIBS)
+	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Iinclude -Isrc -Itest $< -o $@ $(TEST_LIBS)
 
 # The same CMocka programs with 64-bit INTEGER against libhqr64.so;
 # test/ilp64_cmocka.sh runs them beside the 64-bit reference LAPACK.

@@ -1,16 +1,38 @@
 // xPOTRI, xTRTRI, xLAUUM: LAPACK's residual ratios (DPOT03, DTRT01 and a
 // direct product check for lauum) for both uplo (and both diag), n in
-// {0, 1, 2, 31, 64, 257, 500}, lda = n and lda > n; padding and unreferenced
-// entries unchanged byte for byte; INFO for singular triangles equal to the
-// reference LAPACK's.
+// {0, 1, 2, 31, 64, 257, 500} (HQR_TEST_LARGE=1 adds 1000 and 4097), lda = n
+// and lda > n, each with the default block size and with HQR_NB = 32 (so the
+// hybrid path, run with HQR_GPU_MIN_N=0 on a GPU machine, takes many blocks
+// and a ragged last one); padding and unreferenced entries unchanged byte
+// for byte; INFO for singular triangles equal to the reference LAPACK's.
+// Also hqr's own diagonal-block kernels (src/cpu/trti2, lauu2), which only
+// the hybrid path calls, against the same ratios.
 #include "testing.hpp"
+
+// The kernels are internal to libhqr: compiled into this program instead.
+#include "cpu/lauu2.cpp"
+#include "cpu/trti2.cpp"
 
 using namespace testing;
 
 namespace {
 
-constexpr lint kSizes[] = {0, 1, 2, 31, 64, 257, 500};
 constexpr lint kPads[] = {0, 4};
+
+std::vector<lint> sizes() {
+  std::vector<lint> s = {0, 1, 2, 31, 64, 257, 500};
+  if (std::getenv("HQR_TEST_LARGE")) s.insert(s.end(), {1000, 4097});
+  return s;
+}
+
+// Runs `body` with hqr's default block size, then with HQR_NB = 32.
+template <class F> void for_block_sizes(F &&body) {
+  for (int nb : {0, 32}) {
+    hqr_set_nb(nb);
+    body(nb);
+  }
+  hqr_set_nb(0);
+}
 
 bool in_triangle(char uplo, lint i, lint j) { return uplo == 'U' ? i <= j : i >= j; }
 
@@ -64,25 +86,28 @@ template <class T> Matrix<T> random_triangle(lint n, lint lda, char uplo, char d
 
 // DPOT03: ||I - A*inv(A)||_1 / (n ||A||_1 ||inv(A)||_1 eps).
 template <class T, char Uplo> void potri_residual(void **) {
-  for (lint n : kSizes)
-    for (lint pad : kPads) {
-      const lint lda = std::max<lint>(1, n) + pad;
-      const std::string ctx = context("%cpotri uplo=%c n=%ld lda=%ld", prefix<T>(), Uplo, long(n), long(lda));
-      Matrix<T> full = random_hpd<T>(n, lda);
-      Matrix<T> a = full;
-      scramble_other_triangle(a, Uplo);
-      const Matrix<T> a0 = a;
-      assert_info(potrf<T>(Uplo, n, a.ptr(), lda), 0, ctx + " (potrf)");
-      assert_info(potri<T>(Uplo, n, a.ptr(), lda), 0, ctx);
-      assert_unchanged_outside(a0, a, Uplo, false, ctx);
-      assert_real_diagonal(a, ctx);
-      if (n == 0) continue;
-      Matrix<T> am = block(full, n, n);
-      Matrix<T> inv = hermitian(block(a, n, n), Uplo);
-      Matrix<T> w = identity<T>(n);
-      subtract_product(w, am, 'N', inv, 'N');
-      assert_ratio(norm_one(w) / (double(n) * norm_one(am) * norm_one(inv) * eps<T>()), ctx);
-    }
+  for_block_sizes([](int nb) {
+    for (lint n : sizes())
+      for (lint pad : kPads) {
+        const lint lda = std::max<lint>(1, n) + pad;
+        const std::string ctx =
+            context("%cpotri uplo=%c n=%ld lda=%ld nb=%d", prefix<T>(), Uplo, long(n), long(lda), nb);
+        Matrix<T> full = random_hpd<T>(n, lda);
+        Matrix<T> a = full;
+        scramble_other_triangle(a, Uplo);
+        const Matrix<T> a0 = a;
+        assert_info(potrf<T>(Uplo, n, a.ptr(), lda), 0, ctx + " (potrf)");
+        assert_info(potri<T>(Uplo, n, a.ptr(), lda), 0, ctx);
+        assert_unchanged_outside(a0, a, Uplo, false, ctx);
+        assert_real_diagonal(a, ctx);
+        if (n == 0) continue;
+        Matrix<T> am = block(full, n, n);
+        Matrix<T> inv = hermitian(block(a, n, n), Uplo);
+        Matrix<T> w = identity<T>(n);
+        subtract_product(w, am, 'N', inv, 'N');
+        assert_ratio(norm_one(w) / (double(n) * norm_one(am) * norm_one(inv) * eps<T>()), ctx);
+      }
+  });
 }
 
 // A Cholesky factor with a zero on its diagonal: INFO = that position (the
@@ -113,22 +138,24 @@ template <class T> void potri_singular_factor(void **) {
 
 // DTRT01: ||T*inv(T) - I||_1 / (n ||T||_1 ||inv(T)||_1 eps).
 template <class T, char Uplo, char Diag> void trtri_residual(void **) {
-  for (lint n : kSizes)
-    for (lint pad : kPads) {
-      const lint lda = std::max<lint>(1, n) + pad;
-      const std::string ctx =
-          context("%ctrtri uplo=%c diag=%c n=%ld lda=%ld", prefix<T>(), Uplo, Diag, long(n), long(lda));
-      Matrix<T> a = random_triangle<T>(n, lda, Uplo, Diag);
-      const Matrix<T> a0 = a;
-      assert_info(trtri<T>(Uplo, Diag, n, a.ptr(), lda), 0, ctx);
-      assert_unchanged_outside(a0, a, Uplo, Diag == 'U', ctx);
-      if (n == 0) continue;
-      Matrix<T> t = triangle(block(a0, n, n), Uplo, Diag);
-      Matrix<T> inv = triangle(block(a, n, n), Uplo, Diag);
-      Matrix<T> w = identity<T>(n);
-      subtract_product(w, t, 'N', inv, 'N');
-      assert_ratio(norm_one(w) / (double(n) * norm_one(t) * norm_one(inv) * eps<T>()), ctx);
-    }
+  for_block_sizes([](int nb) {
+    for (lint n : sizes())
+      for (lint pad : kPads) {
+        const lint lda = std::max<lint>(1, n) + pad;
+        const std::string ctx =
+            context("%ctrtri uplo=%c diag=%c n=%ld lda=%ld nb=%d", prefix<T>(), Uplo, Diag, long(n), long(lda), nb);
+        Matrix<T> a = random_triangle<T>(n, lda, Uplo, Diag);
+        const Matrix<T> a0 = a;
+        assert_info(trtri<T>(Uplo, Diag, n, a.ptr(), lda), 0, ctx);
+        assert_unchanged_outside(a0, a, Uplo, Diag == 'U', ctx);
+        if (n == 0) continue;
+        Matrix<T> t = triangle(block(a0, n, n), Uplo, Diag);
+        Matrix<T> inv = triangle(block(a, n, n), Uplo, Diag);
+        Matrix<T> w = identity<T>(n);
+        subtract_product(w, t, 'N', inv, 'N');
+        assert_ratio(norm_one(w) / (double(n) * norm_one(t) * norm_one(inv) * eps<T>()), ctx);
+      }
+  });
 }
 
 // Zero on the diagonal (diag 'N'): INFO = the first such position, equal to
@@ -174,20 +201,70 @@ template <class T> void trtri_nan_info(void **) {
 // uplo 'U': U*U^H; 'L': L^H*L, compared with the product formed here:
 // ||A_out - W||_1 / (n ||W||_1 eps).
 template <class T, char Uplo> void lauum_product(void **) {
-  for (lint n : kSizes)
-    for (lint pad : kPads) {
-      const lint lda = std::max<lint>(1, n) + pad;
-      const std::string ctx = context("%clauum uplo=%c n=%ld lda=%ld", prefix<T>(), Uplo, long(n), long(lda));
-      Matrix<T> a = random_matrix<T>(n, n, lda);  // triangle and all else random
-      // The complex LAUUM reads only the real part of the diagonal (its input
-      // is a Cholesky factor).
-      for (lint i = 0; i < n; ++i) a(i, i) = T(std::real(a(i, i)));
+  for_block_sizes([](int nb) {
+    for (lint n : sizes())
+      for (lint pad : kPads) {
+        const lint lda = std::max<lint>(1, n) + pad;
+        const std::string ctx =
+            context("%clauum uplo=%c n=%ld lda=%ld nb=%d", prefix<T>(), Uplo, long(n), long(lda), nb);
+        Matrix<T> a = random_matrix<T>(n, n, lda);  // triangle and all else random
+        // The complex LAUUM reads only the real part of the diagonal (its input
+        // is a Cholesky factor).
+        for (lint i = 0; i < n; ++i) a(i, i) = T(std::real(a(i, i)));
+        const Matrix<T> a0 = a;
+        assert_info(lauum<T>(Uplo, n, a.ptr(), lda), 0, ctx);
+        assert_unchanged_outside(a0, a, Uplo, false, ctx);
+        assert_real_diagonal(a, ctx);
+        if (n == 0) continue;
+        Matrix<T> t = triangle(block(a0, n, n), Uplo);
+        Matrix<T> w = Uplo == 'U' ? product(t, 'N', t, 'C') : product(t, 'C', t, 'N');
+        Matrix<T> d = hermitian(block(a, n, n), Uplo);
+        const double wn = norm_one(w);
+        for (lint j = 0; j < n; ++j)
+          for (lint i = 0; i < n; ++i) d(i, j) -= w(i, j);
+        assert_ratio(norm_one(d) / (double(n) * wn * eps<T>()), ctx);
+      }
+  });
+}
+
+// ---- the diagonal-block kernels ------------------------------------------
+
+// Orders around the kernels' tiles (16 rows, 4 columns, 32-column steps) and
+// the hybrid path's block sizes.
+constexpr lint kBlockOrders[] = {1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 47, 64, 100, 255, 256, 257, 512};
+
+template <class T, char Uplo, char Diag> void cpu_trti2_residual(void **) {
+  for (lint n : kBlockOrders)
+    for (lint pad : {0, 3}) {
+      const lint lda = n + pad;
+      const std::string ctx =
+          context("cpu::trti2<%c> uplo=%c diag=%c n=%ld lda=%ld", prefix<T>(), Uplo, Diag, long(n), long(lda));
+      Matrix<T> a = random_triangle<T>(n, lda, Uplo, Diag);
       const Matrix<T> a0 = a;
-      assert_info(lauum<T>(Uplo, n, a.ptr(), lda), 0, ctx);
+      std::vector<T> work(std::size_t(n) * n);
+      hqr::cpu::trti2<T>(Uplo == 'U', Diag == 'U', n, a.ptr(), lda, work.data());
+      assert_unchanged_outside(a0, a, Uplo, Diag == 'U', ctx);
+      Matrix<T> t = triangle(block(a0, n, n), Uplo, Diag);
+      Matrix<T> inv = triangle(block(a, n, n), Uplo, Diag);
+      Matrix<T> w = identity<T>(n);
+      subtract_product(w, t, 'N', inv, 'N');
+      assert_ratio(norm_one(w) / (double(n) * norm_one(t) * norm_one(inv) * eps<T>()), ctx);
+    }
+}
+
+template <class T, char Uplo> void cpu_lauu2_product(void **) {
+  for (lint n : kBlockOrders)
+    for (lint pad : {0, 3}) {
+      const lint lda = n + pad;
+      const std::string ctx = context("cpu::lauu2<%c> uplo=%c n=%ld lda=%ld", prefix<T>(), Uplo, long(n), long(lda));
+      Matrix<T> a = random_matrix<T>(n, n, lda);
+      const Matrix<T> a0 = a;  // complex diagonal: only its real part may be read
+      std::vector<T> work(std::size_t(n) * n);
+      hqr::cpu::lauu2<T>(Uplo == 'U', n, a.ptr(), lda, work.data());
       assert_unchanged_outside(a0, a, Uplo, false, ctx);
       assert_real_diagonal(a, ctx);
-      if (n == 0) continue;
       Matrix<T> t = triangle(block(a0, n, n), Uplo);
+      for (lint i = 0; i < n; ++i) t(i, i) = T(std::real(t(i, i)));
       Matrix<T> w = Uplo == 'U' ? product(t, 'N', t, 'C') : product(t, 'C', t, 'N');
       Matrix<T> d = hermitian(block(a, n, n), Uplo);
       const double wn = norm_one(w);
@@ -217,6 +294,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       ALL_TYPES_UPLO(potri_residual),       ALL_TYPES(potri_singular_factor), ALL_TYPES_UPLO_DIAG(trtri_residual),
       ALL_TYPES(trtri_singular),            ALL_TYPES(trtri_nan_info),        ALL_TYPES_UPLO(lauum_product),
+      ALL_TYPES_UPLO_DIAG(cpu_trti2_residual), ALL_TYPES_UPLO(cpu_lauu2_product),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -50,6 +50,21 @@ HQR_TRSM(cc, cublasCtrsm_64)
 HQR_TRSM(zc, cublasZtrsm_64)
 #undef HQR_TRSM
 
+// C = alpha*op(A)*B (side left) or alpha*B*op(A) (side right), A triangular.
+// C may be B (in place) or a separate array (out of place, where no element
+// of C waits for another).
+#define HQR_TRMM(T, fn)                                                                                        \
+  inline cublasStatus_t trmm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t t, \
+                             cublasDiagType_t diag, int64_t m, int64_t n, T alpha, const T *a, int64_t lda,        \
+                             const T *b, int64_t ldb, T *c, int64_t ldc) {                                    \
+    return fn(h, side, uplo, t, diag, m, n, cu(&alpha), cu(a), lda, cu(b), ldb, cu(c), ldc);                   \
+  }
+HQR_TRMM(float, cublasStrmm_64)
+HQR_TRMM(double, cublasDtrmm_64)
+HQR_TRMM(cc, cublasCtrmm_64)
+HQR_TRMM(zc, cublasZtrmm_64)
+#undef HQR_TRMM
+
 // C = alpha*op(A)*op(A)**H + beta*C on one triangle; alpha, beta real.
 inline cublasStatus_t herk(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t t, int64_t n, int64_t k,
                            float alpha, const float *a, int64_t lda, float beta, float *c, int64_t ldc) {

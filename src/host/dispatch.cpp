@@ -33,6 +33,12 @@ const char *key(Routine r) {
   switch (r) {
     case Routine::potrf:
       return "potrf";
+    case Routine::trtri:
+      return "trtri";
+    case Routine::lauum:
+      return "lauum";
+    case Routine::potri:
+      return "potri";
   }
   return "?";
 }
@@ -134,6 +140,16 @@ Decision choose_path(Routine r, char prec, long n, Probe probe) {
     static Crossovers crossovers;
     if (n < crossovers.get(r, prec, probe)) return {Path::cpu, "below the measured GPU crossover"};
   }
+  return {Path::gpu, nullptr};
+}
+
+// Not yet calibrated (no probe): the GPU from n = 4096, where the hybrid
+// inverse is expected to win on a data-centre GPU; HQR_GPU_MIN_N overrides it.
+Decision choose_path(Routine, long n) {
+  const long forced = config::gpu_min_n();
+  const long min_n = forced >= 0 ? forced : 4096;
+  if (n < min_n) return {Path::cpu, forced >= 0 ? "below HQR_GPU_MIN_N" : "below the provisional GPU crossover"};
+  if (!gpu::available()) return {Path::cpu, "no GPU"};
   return {Path::gpu, nullptr};
 }
 

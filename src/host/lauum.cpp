@@ -3,8 +3,10 @@
 // Contract (LAPACK 3.11.0): uplo 'U'/'L' (arg 1); n >= 0 (2); lda >= max(1,n) (4).
 // n = 0: quick return. The other triangle is not referenced. info is 0 on
 // every legal call (there is no numerical failure).
+#include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
+#include "inverse.hpp"
 #include "next_lapack.hpp"
 #include "trace.hpp"
 
@@ -21,8 +23,20 @@ template <class T> void lauum(const char *uplo, const lint *n, T *a, const lint 
 
   Trace trace(name, flops::lauum<T>(*n));
   trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
-  const Decision d = choose_path(*n);
-  trace.path("cpu", d.why);
+  const bool upper = lsame(uplo, 'U');
+  const Decision d = choose_path(Routine::lauum, *n);
+  if (d.path == Path::gpu) {
+    const gpu::Result r = gpu::lauum(upper, *n, a, *lda);
+    if (r.ran) {
+      trace.path("gpu-hybrid");
+      *info = r.info;
+      return;
+    }
+    trace.path("cpu", r.why);
+    if (r.resume > 0) return finish_lauum(upper, *n, r.resume, a, *lda);
+  } else {
+    trace.path("cpu", d.why);
+  }
   next::lauum(uplo, n, a, lda, info);
 }
 

@@ -12,5 +12,18 @@ template Result potrf(bool, lint, float *, lint);
 template Result potrf(bool, lint, double *, lint);
 template Result potrf(bool, lint, std::complex<float> *, lint);
 template Result potrf(bool, lint, std::complex<double> *, lint);
+
+template <class T> Result trtri(bool, bool, lint, T *, lint) { return {false, 0, "built without CUDA", 0}; }
+template <class T> Result lauum(bool, lint, T *, lint) { return {false, 0, "built without CUDA", 0}; }
+template <class T> Result potri(bool, lint, T *, lint) { return {false, 0, "built without CUDA", 0}; }
+#define HQR_INSTANTIATE(T)                            \
+  template Result trtri(bool, bool, lint, T *, lint); \
+  template Result lauum(bool, lint, T *, lint);       \
+  template Result potri(bool, lint, T *, lint);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
 }  // namespace gpu
 }  // namespace hqr

@@ -6,8 +6,10 @@
 // inverse, the other triangle is not referenced.
 // n = 0: quick return. info > 0: A(info,info) is exactly zero, the factor is
 // singular and the inverse could not be computed (A is left as xTRTRI leaves it).
+#include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
+#include "inverse.hpp"
 #include "next_lapack.hpp"
 #include "trace.hpp"
 
@@ -24,8 +26,28 @@ template <class T> void potri(const char *uplo, const lint *n, T *a, const lint 
 
   Trace trace(name, flops::potri<T>(*n));
   trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
-  const Decision d = choose_path(*n);
-  trace.path("cpu", d.why);
+  const bool upper = lsame(uplo, 'U');
+  if ((*info = first_zero_diagonal(*n, a, *lda)) != 0) {
+    trace.path("cpu", "singular: a zero on the diagonal");
+    return;
+  }
+  const Decision d = choose_path(Routine::potri, *n);
+  if (d.path == Path::gpu) {
+    const gpu::Result r = gpu::potri(upper, *n, a, *lda);
+    if (r.ran) {
+      trace.path("gpu-hybrid");
+      *info = r.info;
+      return;
+    }
+    trace.path("cpu", r.why);
+    if (r.resume > *n) return finish_lauum(upper, *n, r.resume - *n, a, *lda);
+    if (r.resume > 0) {
+      finish_trtri(upper, false, *n, r.resume, a, *lda);
+      return next::lauum(uplo, n, a, lda, info);
+    }
+  } else {
+    trace.path("cpu", d.why);
+  }
   next::potri(uplo, n, a, lda, info);
 }
 

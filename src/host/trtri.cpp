@@ -5,8 +5,10 @@
 // info > 0 (diag 'N' only): A(info,info) is exactly zero, the first such one;
 // the matrix is singular and A is left unchanged, as LAPACK checks the whole
 // diagonal before it starts.
+#include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
+#include "inverse.hpp"
 #include "next_lapack.hpp"
 #include "trace.hpp"
 
@@ -31,8 +33,24 @@ template <class T> void trtri(const char *uplo, const char *diag, const lint *n,
 
   Trace trace(name, flops::trtri<T>(*n));
   trace.args("uplo=%c diag=%c n=%ld lda=%ld", *uplo, *diag, long(*n), long(*lda));
-  const Decision d = choose_path(*n);
-  trace.path("cpu", d.why);
+  const bool upper = lsame(uplo, 'U'), unit = lsame(diag, 'U');
+  if (!unit && (*info = first_zero_diagonal(*n, a, *lda)) != 0) {
+    trace.path("cpu", "singular: a zero on the diagonal");
+    return;
+  }
+  const Decision d = choose_path(Routine::trtri, *n);
+  if (d.path == Path::gpu) {
+    const gpu::Result r = gpu::trtri(upper, unit, *n, a, *lda);
+    if (r.ran) {
+      trace.path("gpu-hybrid");
+      *info = r.info;
+      return;
+    }
+    trace.path("cpu", r.why);
+    if (r.resume > 0) return finish_trtri(upper, unit, *n, r.resume, a, *lda);
+  } else {
+    trace.path("cpu", d.why);
+  }
   next::trtri(uplo, diag, n, a, lda, info);
 }
 

@@ -1,0 +1,312 @@
+// Benchmark (a program, not a test): xPOTRI, xTRTRI and xLAUUM host to host,
+// hqr beside its peers in the same run. Prints one row per (routine,
+// precision, uplo, n): median seconds of `reps` runs after one warm-up,
+// GFLOP/s with LAPACK's counts (trtri and lauum n^3/3, potri 2n^3/3; x4
+// complex), and hqr's speed-up over each peer.
+//   peers: cuSOLVER (potri, Xtrtri, lauum) with a plain host round trip
+//   (cudaMalloc + copy + routine + copy back + cudaFree), the same on a
+//   caller buffer that is already pinned (registration not timed), the same
+//   on data already on the device (no transfers: what the anchors
+//   quote), and the CPU LAPACK (OpenBLAS, all cores; skipped above
+//   --cpu-max). "best" is the fastest host-to-host peer.
+//   bench_inverse ROUTINES PRECISIONS UPLOS SIZES [reps] [cpu_max]
+//   e.g. bench_inverse potri,trtri,lauum d LU 4096,8192,16384 3 8192
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hqr.h"
+
+using clk = std::chrono::steady_clock;
+static double seconds(const std::function<void()> &f) {
+  auto t = clk::now();
+  f();
+  return std::chrono::duration<double>(clk::now() - t).count();
+}
+static double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+#define CK(x)                                                                       \
+  do {                                                                              \
+    auto e_ = (x);                                                                  \
+    if (e_ != 0) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, int(e_)); \
+      std::exit(1);                                                                 \
+    }                                                                               \
+  } while (0)
+
+enum class Routine { potri, trtri, lauum };
+static const char *name(Routine r) { return r == Routine::potri ? "potri" : r == Routine::trtri ? "trtri" : "lauum"; }
+
+static cusolverDnHandle_t solver;
+
+using zc = std::complex<double>;
+using cc = std::complex<float>;
+template <class T> struct Traits;
+template <> struct Traits<double> {
+  static constexpr const char *name = "d";
+  static constexpr cudaDataType type = CUDA_R_64F;
+  static constexpr double flop_scale = 1;
+  using cu = double;
+};
+template <> struct Traits<float> {
+  static constexpr const char *name = "s";
+  static constexpr cudaDataType type = CUDA_R_32F;
+  static constexpr double flop_scale = 1;
+  using cu = float;
+};
+template <> struct Traits<zc> {
+  static constexpr const char *name = "z";
+  static constexpr cudaDataType type = CUDA_C_64F;
+  static constexpr double flop_scale = 4;
+  using cu = cuDoubleComplex;
+};
+template <> struct Traits<cc> {
+  static constexpr const char *name = "c";
+  static constexpr cudaDataType type = CUDA_C_32F;
+  static constexpr double flop_scale = 4;
+  using cu = cuComplex;
+};
+
+// hqr through its exported Fortran symbols (what a LAPACK caller uses).
+template <class T> void hqr_call(Routine r, const char *uplo, int n, T *a, int *info) {
+  using L = std::conditional_t<std::is_same_v<T, zc>, lapack_complex_double,
+                               std::conditional_t<std::is_same_v<T, cc>, lapack_complex_float, T>>;
+  L *p = reinterpret_cast<L *>(a);
+  const char diag = 'N';
+  if constexpr (std::is_same_v<T, double>) {
+    if (r == Routine::potri) dpotri_(uplo, &n, p, &n, info, 1);
+    if (r == Routine::trtri) dtrtri_(uplo, &diag, &n, p, &n, info, 1, 1);
+    if (r == Routine::lauum) dlauum_(uplo, &n, p, &n, info, 1);
+  } else if constexpr (std::is_same_v<T, float>) {
+    if (r == Routine::potri) spotri_(uplo, &n, p, &n, info, 1);
+    if (r == Routine::trtri) strtri_(uplo, &diag, &n, p, &n, info, 1, 1);
+    if (r == Routine::lauum) slauum_(uplo, &n, p, &n, info, 1);
+  } else if constexpr (std::is_same_v<T, zc>) {
+    if (r == Routine::potri) zpotri_(uplo, &n, p, &n, info, 1);
+    if (r == Routine::trtri) ztrtri_(uplo, &diag, &n, p, &n, info, 1, 1);
+    if (r == Routine::lauum) zlauum_(uplo, &n, p, &n, info, 1);
+  } else {
+    if (r == Routine::potri) cpotri_(uplo, &n, p, &n, info, 1);
+    if (r == Routine::trtri) ctrtri_(uplo, &diag, &n, p, &n, info, 1, 1);
+    if (r == Routine::lauum) clauum_(uplo, &n, p, &n, info, 1);
+  }
+}
+
+// cuSOLVER's potri and lauum: legacy typed API.
+#define LEGACY(T, P)                                                                                          \
+  static void cusolver_legacy(Routine r, cublasFillMode_t f, int n, T *a, int *lwork_query, T *work, int lwork,   \
+                              int *dinfo) {                                                                   \
+    using C = Traits<T>::cu;                                                                                  \
+    C *ca = reinterpret_cast<C *>(a);                                                                         \
+    if (lwork_query) {                                                                                        \
+      if (r == Routine::potri) CK(cusolverDn##P##potri_bufferSize(solver, f, n, ca, n, lwork_query));         \
+      if (r == Routine::lauum) CK(cusolverDn##P##lauum_bufferSize(solver, f, n, ca, n, lwork_query));         \
+      return;                                                                                                 \
+    }                                                                                                         \
+    C *cw = reinterpret_cast<C *>(work);                                                                      \
+    if (r == Routine::potri) CK(cusolverDn##P##potri(solver, f, n, ca, n, cw, lwork, dinfo));                 \
+    if (r == Routine::lauum) CK(cusolverDn##P##lauum(solver, f, n, ca, n, cw, lwork, dinfo));                 \
+  }
+LEGACY(double, D)
+LEGACY(float, S)
+LEGACY(zc, Z)
+LEGACY(cc, C)
+#undef LEGACY
+
+// One cuSOLVER peer call on device data, workspace set up once.
+template <class T> struct Peer {
+  Routine r;
+  cublasFillMode_t fill;
+  int n;
+  void *dwork = nullptr, *hwork = nullptr;
+  size_t dbytes = 0, hbytes = 0;
+  int lwork = 0, *dinfo = nullptr;
+  Peer(Routine r_, const char *uplo, int n_, T *dA)
+      : r(r_), fill(*uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER), n(n_) {
+    if (r == Routine::trtri) {
+      CK(cusolverDnXtrtri_bufferSize(solver, fill, CUBLAS_DIAG_NON_UNIT, n, Traits<T>::type, dA, n, &dbytes, &hbytes));
+    } else {
+      cusolver_legacy(r, fill, n, dA, &lwork, nullptr, 0, nullptr);
+      dbytes = sizeof(T) * size_t(lwork);
+    }
+    CK(cudaMalloc(&dwork, std::max<size_t>(dbytes, 1)));
+    hwork = std::malloc(std::max<size_t>(hbytes, 1));
+    CK(cudaMalloc(&dinfo, sizeof(int)));
+  }
+  ~Peer() {
+    cudaFree(dwork);
+    cudaFree(dinfo);
+    std::free(hwork);
+  }
+  void operator()(T *dA) {
+    if (r == Routine::trtri)
+      CK(cusolverDnXtrtri(solver, fill, CUBLAS_DIAG_NON_UNIT, n, Traits<T>::type, dA, n, dwork, dbytes, hwork, hbytes,
+                          dinfo));
+    else
+      cusolver_legacy(r, fill, n, dA, nullptr, static_cast<T *>(dwork), lwork, dinfo);
+  }
+};
+
+// A well-conditioned triangle in `uplo` (real diagonal in [1, 2],
+// off-diagonal entries below 1/n in modulus): a valid Cholesky factor for
+// potri, a triangle for trtri and lauum. The other triangle holds noise.
+template <class T> void make_triangle(std::vector<T> &a, int n, char uplo) {
+  std::mt19937_64 g(std::random_device{}());
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      T x;
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+        x = T(u(g));
+      else
+        x = T(u(g), u(g));
+      const bool in = uplo == 'U' ? i <= j : i >= j;
+      if (i == j)
+        x = T(1.5 + 0.5 * u(g));
+      else if (in)
+        x *= T(1.0 / n);
+      a[i + size_t(j) * n] = x;
+    }
+}
+
+template <class T> void run(Routine rt, const char *uplo, int n, int reps, int cpu_max, void *cpu_lib) {
+  const size_t bytes = sizeof(T) * size_t(n) * n;
+  std::vector<T> a0(size_t(n) * n), a(size_t(n) * n);
+  make_triangle(a0, n, *uplo);
+  int info = 0;
+  const double n3 = double(n) * n * n;
+  const double flops = Traits<T>::flop_scale * (rt == Routine::potri ? 2 * n3 / 3 : n3 / 3);
+
+  // hqr, host to host.
+  std::vector<double> t_hqr;
+  for (int r = 0; r <= reps; ++r) {
+    std::memcpy(a.data(), a0.data(), bytes);
+    double s = seconds([&] { hqr_call(rt, uplo, n, a.data(), &info); });
+    if (info != 0) std::fprintf(stderr, "hqr info=%d\n", info);
+    if (r > 0) t_hqr.push_back(s);
+  }
+  std::vector<T> hqr_result = a;
+
+  T *dA;
+  CK(cudaMalloc(&dA, bytes));
+  Peer<T> peer(rt, uplo, n, dA);
+
+  // cuSOLVER with a plain host round trip.
+  std::vector<double> t_rt;
+  for (int r = 0; r <= reps; ++r) {
+    std::memcpy(a.data(), a0.data(), bytes);
+    double s = seconds([&] {
+      T *d;
+      CK(cudaMalloc(&d, bytes));
+      CK(cudaMemcpy(d, a.data(), bytes, cudaMemcpyHostToDevice));
+      peer(d);
+      CK(cudaMemcpy(a.data(), d, bytes, cudaMemcpyDeviceToHost));
+      CK(cudaFree(d));
+    });
+    if (r > 0) t_rt.push_back(s);
+  }
+  // Largest relative difference between hqr's and cuSOLVER's results, on
+  // the triangle both write.
+  double diff = 0, ref = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = (*uplo == 'U' ? 0 : j); i < (*uplo == 'U' ? j + 1 : n); ++i) {
+      diff = std::max(diff, double(std::abs(a[i + size_t(j) * n] - hqr_result[i + size_t(j) * n])));
+      ref = std::max(ref, double(std::abs(a[i + size_t(j) * n])));
+    }
+
+  // cuSOLVER with the caller's buffer pinned (registered outside the
+  // timing), and on device-resident data.
+  std::vector<double> t_pin, t_dev;
+  CK(cudaHostRegister(a.data(), bytes, cudaHostRegisterDefault));
+  for (int r = 0; r <= reps; ++r) {
+    std::memcpy(a.data(), a0.data(), bytes);
+    double s = seconds([&] {
+      CK(cudaMemcpy(dA, a.data(), bytes, cudaMemcpyHostToDevice));
+      peer(dA);
+      CK(cudaMemcpy(a.data(), dA, bytes, cudaMemcpyDeviceToHost));
+    });
+    CK(cudaMemcpy(dA, a0.data(), bytes, cudaMemcpyHostToDevice));
+    double d = seconds([&] {
+      peer(dA);
+      CK(cudaDeviceSynchronize());
+    });
+    if (r > 0) {
+      t_pin.push_back(s);
+      t_dev.push_back(d);
+    }
+  }
+  CK(cudaHostUnregister(a.data()));
+  CK(cudaFree(dA));
+
+  // CPU LAPACK (the library hqr forwards to).
+  double t_cpu = 0;
+  if (n <= cpu_max && cpu_lib) {
+    std::vector<double> t;
+    const std::string sym = std::string(Traits<T>::name) + name(rt) + "_";
+    void *f = dlsym(cpu_lib, sym.c_str());
+    for (int r = 0; f && r <= std::min(reps, 3); ++r) {
+      std::memcpy(a.data(), a0.data(), bytes);
+      double s = seconds([&] {
+        if (rt == Routine::trtri) {
+          const char diag = 'N';
+          reinterpret_cast<void (*)(const char *, const char *, const int *, T *, const int *, int *, size_t, size_t)>(
+              f)(uplo, &diag, &n, a.data(), &n, &info, 1, 1);
+        } else {
+          reinterpret_cast<void (*)(const char *, const int *, T *, const int *, int *, size_t)>(f)(
+              uplo, &n, a.data(), &n, &info, 1);
+        }
+      });
+      if (r > 0) t.push_back(s);
+    }
+    if (!t.empty()) t_cpu = median(t);
+  }
+  const double h = median(t_hqr), rt_s = median(t_rt), pin = median(t_pin), dev = median(t_dev);
+  const double best = std::min({rt_s, pin, t_cpu > 0 ? t_cpu : rt_s});
+  char cpu[64] = "-";
+  if (t_cpu > 0) std::snprintf(cpu, sizeof cpu, "%8.4f (x%5.2f)", t_cpu, t_cpu / h);
+  std::printf("%s%s %s %6d | hqr %8.4f s %7.0f GF/s | cusolver-roundtrip %8.4f (x%5.2f) | cusolver-pinned %8.4f "
+              "(x%5.2f) | cusolver-device-only %8.4f (x%5.2f) | cpu %s | best %8.4f (x%5.2f) | reldiff %.1e\n",
+              Traits<T>::name, name(rt), uplo, n, h, flops / h * 1e-9, rt_s, rt_s / h, pin, pin / h, dev, dev / h, cpu,
+              best, best / h, diff / ref);
+  std::fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  std::vector<Routine> routines;
+  const std::string rs = argc > 1 ? argv[1] : "potri,trtri,lauum";
+  for (Routine r : {Routine::potri, Routine::trtri, Routine::lauum})
+    if (rs.find(name(r)) != std::string::npos) routines.push_back(r);
+  const std::string precs = argc > 2 ? argv[2] : "d";
+  const std::string uplos = argc > 3 ? argv[3] : "L";
+  std::vector<int> sizes;
+  for (char *p = std::strtok(argc > 4 ? argv[4] : (char *)"4096,8192,16384", ","); p; p = std::strtok(nullptr, ","))
+    sizes.push_back(std::atoi(p));
+  const int reps = argc > 5 ? std::atoi(argv[5]) : 3;
+  const int cpu_max = argc > 6 ? std::atoi(argv[6]) : 8192;
+  void *cpu_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  CK(cusolverDnCreate(&solver));
+  std::printf("# device: %s (hqr_device=%d), hqr %s\n", hqr_device_name(), hqr_device(), hqr_version());
+  for (Routine r : routines)
+    for (char p : precs)
+      for (char u : uplos)
+        for (int n : sizes) {
+          const char uplo[2] = {u, 0};
+          if (p == 'd') run<double>(r, uplo, n, reps, cpu_max, cpu_lib);
+          if (p == 's') run<float>(r, uplo, n, reps, cpu_max, cpu_lib);
+          if (p == 'z') run<zc>(r, uplo, n, reps, cpu_max, cpu_lib);
+          if (p == 'c') run<cc>(r, uplo, n, reps, cpu_max, cpu_lib);
+        }
+}
