@@ -156,7 +156,7 @@ TEST_LIBS64 := -L$(BUILD) -lhqr64 -Wl,-rpath,$(abspath $(BUILD)) -lcmocka -ldl -
 
 $(BUILD)/test64/%: test/%.cpp test/testing.hpp $(LIB64)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Wno-format -DHQR_ILP64 -Iinclude -Itest $< -o $@ $(TEST_LIBS64)
+	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Wno-format -DHQR_ILP64 -Iinclude -Isrc -Itest $< -o $@ $(TEST_LIBS64)
 
 tests: $(TEST_BIN) $(TEST_BIN64)
 

@@ -28,6 +28,8 @@ if part large; then
 echo "== hybrid potrf up to n = 20000"
 HQR_GPU_MIN_N=0 HQR_TEST_LARGE=1 build/test/test_potrf_hybrid >"$out/large.log" 2>&1 || fail=1
 tail -n 2 "$out/large.log"
+HQR_GPU_MIN_N=0 HQR_TEST_LARGE=1 build/test/test_inverse >"$out/large-inverse.log" 2>&1 || fail=1
+tail -n 2 "$out/large-inverse.log"
 fi
 
 if part panel; then
@@ -42,10 +44,10 @@ if part faults; then
 # that the fault fired and the CPU took over.
 echo "== injected GPU faults"
 for f in alloc copy:7 kernel:9 sync:4; do
-  for panel in gpu cpu; do
+  for panel in ${GPU_CHECK_PANELS:-gpu cpu}; do
     log="$out/fault-$f-$panel.log"
     HQR_PANEL=$panel HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_SCRIPTS=0 \
-      scripts/run-tests.sh build/test/test_potrf_hybrid build/test/test_cholesky >"$log" 2>&1
+      scripts/run-tests.sh build/test/test_potrf_hybrid build/test/test_inverse >"$log" 2>&1
     rc=$?
     fired=$(grep -cE "path=cpu \((CUDA error|GPU out of memory)" "$log")
     if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
@@ -56,10 +58,12 @@ fi
 
 if part sanitizer; then
 echo "== compute-sanitizer"
-for tool in memcheck racecheck; do
-  HQR_GPU_MIN_N=0 timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 build/test/test_potrf_hybrid \
-      >"$out/sanitizer-$tool.log" 2>&1 || fail=1
-  grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-$tool.log" | tail -n 3
+for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
+  for t in test_potrf_hybrid test_inverse; do
+    HQR_GPU_MIN_N=0 timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 build/test/$t \
+        >"$out/sanitizer-$tool-$t.log" 2>&1 || fail=1
+    echo "$tool $t: $(grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-$tool-$t.log" | tail -n 2 | tr '\n' ' ')"
+  done
 done
 fi
 
