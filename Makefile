@@ -3,6 +3,8 @@
 #   make            build build/libhqr.so and build/hqr.mod (32-bit INTEGER),
 #                   build/libhqr64.so and build/ilp64/hqr.mod (64-bit INTEGER)
 #   make check      install missing Debian packages, build, run every test
+#                   (check-asan included)
+#   make check-asan the CMocka tests with AddressSanitizer and UBSan
 #   make demo       run an unmodified LAPACK program plainly and through hqr
 #   make install PREFIX=/usr/local
 #
@@ -22,7 +24,7 @@ VERSION   := 0.1.0
 # Debian packages needed to build and test; `make deps` installs what is missing.
 DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
                 liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf \
-                libopenblas64-dev liblapack64-dev libblas64-dev
+                libopenblas64-dev liblapack64-dev libblas64-dev valgrind
 
 WARN      := -Wall -Wextra -Wno-unused-parameter
 CXXFLAGS  ?= -O2 -g
@@ -67,7 +69,7 @@ FOBJ64   := $(BUILD)/obj/fortran64/hqr_mod.o
 LAPACK_LIBS   := -llapack -lblas
 LAPACK64_LIBS := -llapack64 -lblas64
 
-.PHONY: all deps check demo install clean tests
+.PHONY: all deps check check-asan demo install clean tests
 all: $(LIB) $(LIB64) $(FMOD) $(FMOD64) $(BUILD)/hqr.pc $(BUILD)/hqr64.pc
 
 # Compile rules for one ABI's object folder ($(1) = lp64 or ilp64).
@@ -163,6 +165,23 @@ tests: $(TEST_BIN) $(TEST_BIN64)
 check: deps
 	$(MAKE) all tests
 	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BIN)
+	$(MAKE) check-asan
+
+# ---- sanitizers --------------------------------------------------------------
+# The library and the CMocka programs built again with AddressSanitizer and
+# UBSan (every report fatal) into $(BUILD)/asan, without CUDA (the GPU side
+# has compute-sanitizer on the GPU machine: scripts/gpu-check.sh), and run.
+# The test/*.sh scripts are left out: they load libhqr into programs built
+# without the sanitizers. Leak checking stays on: hqr frees what it allocates
+# per call, and what it keeps for the process (the next LAPACK's handles) is
+# still reachable at exit. (valgrind memcheck runs as test/valgrind.sh.)
+ASAN_BUILD := $(BUILD)/asan
+SANITIZE   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+check-asan: deps
+	$(MAKE) HQR_CUDA=0 BUILD=$(ASAN_BUILD) CXX="$(CXX) $(SANITIZE)" all tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	    HQR_TEST_SCRIPTS=0 BUILD=$(ASAN_BUILD) \
+	    scripts/run-tests.sh $(patsubst test/%.cpp,$(ASAN_BUILD)/test/%,$(TEST_SRC))
 
 # ---- demo --------------------------------------------------------------------
 demo: deps

@@ -1,8 +1,9 @@
 #!/bin/bash
 # On the GPU machine: the test suite with every size sent through the GPU
-# (HQR_GPU_MIN_N=0), the hybrid potrf at large orders, compute-sanitizer, and
-# the benchmark. Takes a build made elsewhere (make; the test programs and
-# build/bench_potrf) and the packages from scripts/offline-bundle.sh.
+# (HQR_GPU_MIN_N=0), two processes sharing the GPU, the hybrid potrf at large
+# orders, compute-sanitizer, and the benchmark. Takes a build made elsewhere
+# (make; the test programs and build/bench_potrf) and the packages from
+# scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
 # GPU_CHECK_PARTS (default "suite large panel faults sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time.
@@ -22,6 +23,13 @@ if part suite; then
 echo "== suite, every size on the GPU"
 HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_SCRIPTS=0 scripts/run-tests.sh $tests >"$out/suite.log" 2>&1 || fail=1
 tail -n 3 "$out/suite.log"
+fi
+
+if part suite; then
+echo "== two processes sharing the GPU"
+HQR_GPU_MIN_N=0 BUILD=build sh test/two_processes.sh >"$out/two_processes.log" 2>&1 || fail=1
+grep -E '^(not )?ok' "$out/two_processes.log"
+
 fi
 
 if part large; then
@@ -65,6 +73,13 @@ for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
     echo "$tool $t: $(grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-$tool-$t.log" | tail -n 2 | tr '\n' ' ')"
   done
 done
+fi
+
+if part sanitizer; then
+# Many threads' GPU calls at once (orders up to 200 keep it short).
+HQR_GPU_MIN_N=0 HQR_TEST_MAX_N=200 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 99 \
+    build/test/test_threads >"$out/sanitizer-threads.log" 2>&1 || fail=1
+grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-threads.log" | tail -n 3
 fi
 
 [ $fail = 0 ] && echo "gpu-check: all passed" || echo "gpu-check: FAILURES (logs in $out)"

@@ -2,11 +2,20 @@
 // lauum, potrs, posv, geqrf, ormqr/unmqr, orgqr/ungqr, gels; s, d, c, z):
 // each argument made illegal in turn (LAPACK 3.11's checks) must call XERBLA
 // once, with LAPACK's routine name and the argument's position, set
-// INFO = -position and leave the arrays unchanged. With several illegal
-// arguments at once the first in LAPACK's order is reported. Every case is
-// also run through the reference LAPACK, which must agree (so the table
-// below is LAPACK's, not a guess). The QR-updating routines are tested in
-// their own programs.
+// INFO = -position, leave the arrays unchanged and write nothing to stdout
+// or stderr. With several illegal arguments at once the first in LAPACK's
+// order is reported. Every case is also run through the reference LAPACK,
+// which must agree (so the table below is LAPACK's, not a guess). The
+// QR-updating routines' single illegal arguments are tested in
+// test_qrupd.cpp; here, several at once and the silence.
+//
+// NaN and Inf input: INFO as the reference LAPACK's for trtri, potri, lauum,
+// posv, geqrf, orgqr, ormqr and gels (potrf with NaN and Inf, posv with NaN
+// and trtri with a NaN diagonal are in test_cholesky.cpp and
+// test_inverse.cpp), and INFO = 0 with the NaN or Inf carried into R for the
+// QR updates, which document no numerical failure.
+#include <unistd.h>
+
 #include <functional>
 
 #include "testing.hpp"
@@ -42,8 +51,32 @@ struct Mutation {
 
 template <class T> using Call = std::function<lint(const Args &, Lib, Arrays<T> &)>;
 
+// Everything written to file descriptors 1 and 2 while `f` runs.
+template <class F> std::string output_of(F &&f) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  FILE *log = std::tmpfile();
+  const int out = dup(1), err = dup(2);
+  if (!log || out < 0 || err < 0) fail_msg("no temporary file for stdout and stderr");
+  dup2(fileno(log), 1);
+  dup2(fileno(log), 2);
+  f();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  dup2(out, 1);
+  dup2(err, 2);
+  close(out);
+  close(err);
+  std::string text;
+  std::rewind(log);
+  for (int c; (c = std::fgetc(log)) != EOF;) text += char(c);
+  std::fclose(log);
+  return text;
+}
+
 // One illegal call through `lib`: INFO = -pos, XERBLA once with `name` and
-// pos, A/B/C/TAU unchanged (WORK may hold a size, as LAPACK's does).
+// pos, A/B/C/TAU unchanged (WORK may hold a size, as LAPACK's does), and
+// nothing printed (the tests' XERBLA only records).
 template <class T>
 void expect_error(const std::string &name, const Call<T> &call, const Args &args, int pos, const std::string &what,
                   Lib lib) {
@@ -51,7 +84,9 @@ void expect_error(const std::string &name, const Call<T> &call, const Args &args
   Arrays<T> arr;
   const Arrays<T> before = arr;
   xerbla_reset();
-  const lint info = call(args, lib, arr);
+  lint info = 0;
+  const std::string printed = output_of([&] { info = call(args, lib, arr); });
+  if (!printed.empty()) fail_msg("%s: printed \"%s\"", ctx.c_str(), printed.c_str());
   assert_info(info, -pos, ctx);
   const XerblaLog &log = xerbla_log();
   if (log.calls != 1 || name != log.name || log.info != pos)
@@ -178,6 +213,7 @@ template <class T> void geqrf_errors(void **) {
   v.m = 8, v.n = 6, v.lda = 9, v.lwork = 6;  // LAPACK's minimum: N
   const std::vector<Mutation> muts = {
       mut(1, "m=-1", [](Args &a) { a.m = -1; }, true),
+      mut(1, "m=INT_MIN", [](Args &a) { a.m = std::numeric_limits<lint>::min(); }),
       mut(2, "n=-1", [](Args &a) { a.n = -1; }, true),
       mut(4, "lda=m-1", [](Args &a) { a.lda = 7; }, true),
       mut(4, "m=0 lda=0", [](Args &a) { a.m = 0, a.lda = 0; }),
@@ -233,6 +269,7 @@ template <class T, char Side> void ormqr_errors(void **) {
       mut(3, "m=-1", [](Args &a) { a.m = -1; }, true),
       mut(4, "n=-1", [](Args &a) { a.n = -1; }, true),
       mut(5, "k=-1", [](Args &a) { a.k = -1; }, true),
+      mut(5, "k=INT_MIN", [](Args &a) { a.k = std::numeric_limits<lint>::min(); }),
       mut(5, "k=nq+1", [](Args &a) { a.k = 9; }),
       mut(7, "lda=nq-1", [](Args &a) { a.lda = 7; }, true),
       mut(10, "ldc=m-1", [](Args &a) { a.ldc = a.m - 1; }, true),
@@ -261,12 +298,284 @@ template <class T, bool Wide> void gels_errors(void **) {
       mut(2, "m=-1", [](Args &a) { a.m = -1; }, true),
       mut(3, "n=-1", [](Args &a) { a.n = -1; }, true),
       mut(4, "nrhs=-1", [](Args &a) { a.nrhs = -1; }, true),
+      mut(4, "nrhs=INT_MIN", [](Args &a) { a.nrhs = std::numeric_limits<lint>::min(); }),
       mut(6, "lda=m-1", [](Args &a) { a.lda = a.m - 1; }, true),
       mut(8, "ldb=max(m,n)-1", [](Args &a) { a.ldb = std::max(a.m, a.n) - 1; }, true),
       mut(10, "lwork=min-1", [](Args &a) { a.lwork -= 1; }, true),
       mut(10, "lwork=0", [](Args &a) { a.lwork = 0; }),
   };
   check_routine<T>(xerbla_name<T>("gels"), v, muts, call);
+}
+
+
+// ---- QR updates: several illegal arguments at once, nothing printed -------------
+
+// The scalar arguments of the four QR updates (positions differ per routine).
+struct UpdArgs {
+  char jobq = 'U';
+  lint m = 6, n = 4, p = 2, j = 2, ldq = 8, ldr = 8, ldu = 8, lwork = 400;
+};
+struct UpdMutation {
+  int pos;
+  const char *what;
+  std::function<void(UpdArgs &)> apply;
+};
+
+// Each mutation applied on top of all the later ones: the first illegal
+// argument in order is reported, once, nothing is written or printed.
+template <class T>
+void qrupd_several_at_once(const char *base, const std::vector<UpdMutation> &muts,
+                           const std::function<lint(const UpdArgs &, Arrays<T> &)> &call) {
+  const std::string name = xerbla_name<T>(base);
+  for (size_t s = 0; s < muts.size(); ++s) {
+    UpdArgs args;
+    std::string what = "together:";
+    for (size_t t = s; t < muts.size(); ++t) {
+      muts[t].apply(args);
+      what += std::string(" ") + muts[t].what;
+    }
+    const std::string ctx = name + " " + what;
+    Arrays<T> arr;
+    const Arrays<T> before = arr;
+    xerbla_reset();
+    lint info = 0;
+    const std::string printed = output_of([&] { info = call(args, arr); });
+    if (!printed.empty()) fail_msg("%s: printed \"%s\"", ctx.c_str(), printed.c_str());
+    assert_info(info, -muts[s].pos, ctx);
+    assert_xerbla(name.c_str(), muts[s].pos);
+    if (!same_bytes(arr.a, before.a) || !same_bytes(arr.b, before.b) || !same_bytes(arr.c, before.c) ||
+        !same_bytes(arr.work, before.work))
+      fail_msg("%s: an array changed on an argument error", ctx.c_str());
+  }
+}
+
+// Q in a, R in b, U in c (16 x 16 each, ample for the sizes above).
+template <class T> void qrupd_errors(void **) {
+  qrupd_several_at_once<T>(
+      "qrupd_addcols",
+      {{1, "m=-1", [](UpdArgs &a) { a.m = -1; }},
+       {2, "n=-1", [](UpdArgs &a) { a.n = -1; }},
+       {3, "p=-1", [](UpdArgs &a) { a.p = -1; }},
+       {4, "j=0", [](UpdArgs &a) { a.j = 0; }},
+       {6, "ldq=m-1", [](UpdArgs &a) { a.ldq = 5; }},
+       {8, "ldr=m-1", [](UpdArgs &a) { a.ldr = 5; }},
+       {10, "ldu=m-1", [](UpdArgs &a) { a.ldu = 5; }},
+       {12, "lwork=0", [](UpdArgs &a) { a.lwork = 0; }}},
+      [](const UpdArgs &x, Arrays<T> &arr) {
+        lint info = -99;
+        pick<T>(sqrupd_addcols_, dqrupd_addcols_, nullptr, nullptr)(
+            &x.m, &x.n, &x.p, &x.j, arr.a.ptr(), &x.ldq, arr.b.ptr(), &x.ldr, arr.c.ptr(), &x.ldu, arr.work.data(),
+            &x.lwork, &info);
+        return info;
+      });
+  qrupd_several_at_once<T>(
+      "qrupd_delcols",
+      {{1, "jobq='X'", [](UpdArgs &a) { a.jobq = 'X'; }},
+       {2, "m=-1", [](UpdArgs &a) { a.m = -1; }},
+       {3, "n=-1", [](UpdArgs &a) { a.n = -1; }},
+       {4, "p=-1", [](UpdArgs &a) { a.p = -1; }},
+       {5, "j=0", [](UpdArgs &a) { a.j = 0; }},
+       {7, "ldq=m-1", [](UpdArgs &a) { a.ldq = 5; }},
+       {9, "ldr=m-1", [](UpdArgs &a) { a.ldr = 5; }},
+       {11, "lwork=0", [](UpdArgs &a) { a.lwork = 0; }}},
+      [](const UpdArgs &x, Arrays<T> &arr) {
+        lint info = -99;
+        pick<T>(sqrupd_delcols_, dqrupd_delcols_, nullptr, nullptr)(&x.jobq, &x.m, &x.n, &x.p, &x.j, arr.a.ptr(),
+                                                                     &x.ldq, arr.b.ptr(), &x.ldr, arr.work.data(),
+                                                                     &x.lwork, &info, 1);
+        return info;
+      });
+  qrupd_several_at_once<T>(
+      "qrupd_addrows",
+      {{1, "jobq='X'", [](UpdArgs &a) { a.jobq = 'X'; }},
+       {2, "m=-1", [](UpdArgs &a) { a.m = -1; }},
+       {3, "n=-1", [](UpdArgs &a) { a.n = -1; }},
+       {4, "p=-1", [](UpdArgs &a) { a.p = -1; }},
+       {5, "j=0", [](UpdArgs &a) { a.j = 0; }},
+       {7, "ldq=m+p-1", [](UpdArgs &a) { a.ldq = 7; }},
+       {9, "ldr=m+p-1", [](UpdArgs &a) { a.ldr = 7; }},
+       {11, "ldu=p-1", [](UpdArgs &a) { a.ldu = 1; }},
+       {13, "lwork=0", [](UpdArgs &a) { a.lwork = 0; }}},
+      [](const UpdArgs &x, Arrays<T> &arr) {
+        lint info = -99;
+        pick<T>(sqrupd_addrows_, dqrupd_addrows_, nullptr, nullptr)(
+            &x.jobq, &x.m, &x.n, &x.p, &x.j, arr.a.ptr(), &x.ldq, arr.b.ptr(), &x.ldr, arr.c.ptr(), &x.ldu,
+            arr.work.data(), &x.lwork, &info, 1);
+        return info;
+      });
+  qrupd_several_at_once<T>(
+      "qrupd_delrows",
+      {{1, "m=-1", [](UpdArgs &a) { a.m = -1; }},
+       {2, "n=-1", [](UpdArgs &a) { a.n = -1; }},
+       {3, "p=-1", [](UpdArgs &a) { a.p = -1; }},
+       {4, "j=0", [](UpdArgs &a) { a.j = 0; }},
+       {6, "ldq=m-1", [](UpdArgs &a) { a.ldq = 5; }},
+       {8, "ldr=m-1", [](UpdArgs &a) { a.ldr = 5; }},
+       {10, "lwork=0", [](UpdArgs &a) { a.lwork = 0; }}},
+      [](const UpdArgs &x, Arrays<T> &arr) {
+        lint info = -99;
+        pick<T>(sqrupd_delrows_, dqrupd_delrows_, nullptr, nullptr)(&x.m, &x.n, &x.p, &x.j, arr.a.ptr(), &x.ldq,
+                                                                     arr.b.ptr(), &x.ldr, arr.work.data(), &x.lwork,
+                                                                     &info);
+        return info;
+      });
+}
+
+// ---- NaN and Inf input ------------------------------------------------------------
+
+// NaN, +Inf, -Inf in turn.
+template <class T> T nonfinite(int kind) {
+  using R = real_t<T>;
+  const R v = kind == 0 ? std::numeric_limits<R>::quiet_NaN()
+                        : kind == 1 ? std::numeric_limits<R>::infinity() : -std::numeric_limits<R>::infinity();
+  return T(v);
+}
+const char *nonfinite_name(int kind) { return kind == 0 ? "NaN" : kind == 1 ? "+Inf" : "-Inf"; }
+
+// A spare column after the matrix: OpenBLAS 0.3.21's complex dot kernels
+// read one element past a strided vector, so clauum/zlauum with uplo 'U'
+// (the system's, and the reference LAPACK's through OpenBLAS's BLAS) read
+// A(i, n+1); on a heap block that ends at a page this would crash the test
+// for a reason that is not hqr's.
+template <class T> Matrix<T> with_spare_column(const Matrix<T> &a) {
+  Matrix<T> b = a;
+  b.data.resize(b.data.size() + size_t(b.ld));
+  return b;
+}
+
+void compare_info(const std::string &ctx, lint info, lint ref, int *mismatches) {
+  if (info == ref) return;
+  print_message("%s: INFO %ld, reference LAPACK %ld\n", ctx.c_str(), long(info), long(ref));
+  ++*mismatches;
+}
+
+// The triangle routines, a NaN or Inf at a diagonal (or off-diagonal)
+// position k of the referenced triangle: trtri and lauum against the
+// reference's own, potri (of a Cholesky factor) against the reference trtri,
+// whose INFO potri returns (the reference potri would call back into hqr).
+template <class T> void triangle_nonfinite(void **) {
+  int mismatches = 0;
+  for (char uplo : {'U', 'L'})
+    for (lint n : {1, 7, 64})
+      for (lint k : {lint(1), n / 2 + 1, n})
+        for (int kind = 0; kind < 3; ++kind)
+          for (bool diagonal : {true, false}) {
+            if (!diagonal && k == 1) continue;
+            lint i = k - 1, j = diagonal ? k - 1 : 0;
+            if (uplo == 'U') std::swap(i, j);
+            const std::string where = context("uplo=%c n=%ld %s at (%ld,%ld)", uplo, long(n), nonfinite_name(kind),
+                                              long(i + 1), long(j + 1));
+            Matrix<T> t = random_matrix<T>(n, n, n + 1);
+            for (lint d = 0; d < n; ++d) t(d, d) += T(2);
+            t(i, j) = nonfinite<T>(kind);
+            Matrix<T> mine = with_spare_column(t), ref = with_spare_column(t);
+            compare_info(prefix<T>() + std::string("trtri ") + where, trtri<T>(uplo, 'N', n, mine.ptr(), mine.ld),
+                            trtri<T>(uplo, 'N', n, ref.ptr(), ref.ld, Lib::ref), &mismatches);
+            mine = with_spare_column(t), ref = with_spare_column(t);
+            compare_info(prefix<T>() + std::string("lauum ") + where, lauum<T>(uplo, n, mine.ptr(), mine.ld),
+                            lauum<T>(uplo, n, ref.ptr(), ref.ld, Lib::ref), &mismatches);
+
+            Matrix<T> f = with_spare_column(random_hpd<T>(n, n + 1));
+            if (potrf<T>(uplo, n, f.ptr(), f.ld) != 0) fail_msg("potrf of a positive definite matrix failed");
+            f(i, j) = nonfinite<T>(kind);
+            mine = f, ref = f;
+            compare_info(prefix<T>() + std::string("potri ") + where, potri<T>(uplo, n, mine.ptr(), mine.ld),
+                            trtri<T>(uplo, 'N', n, ref.ptr(), ref.ld, Lib::ref), &mismatches);
+          }
+  if (mismatches) fail_msg("%d NaN/Inf inputs gave an INFO other than the reference LAPACK's", mismatches);
+}
+
+// posv with an Inf on the diagonal (or off it), geqrf/orgqr/ormqr/gels with
+// a NaN or Inf in A (or B, C): INFO as the reference's.
+template <class T> void solve_and_qr_nonfinite(void **) {
+  int mismatches = 0;
+  const lint m = 12, n = 8, nrhs = 2;
+  std::vector<T> work(512), work_ref(512), tau(n), tau_ref(n);
+  const lint lw = lint(work.size());
+  for (int kind = 0; kind < 3; ++kind)
+    for (lint k : {lint(1), lint(4), n}) {
+      const std::string what = context(" %s at (%ld,%ld)", nonfinite_name(kind), long(k), long(k));
+      for (char uplo : {'U', 'L'}) {
+        Matrix<T> a = random_hpd<T>(n, n);
+        a(k - 1, k - 1) = nonfinite<T>(kind);
+        Matrix<T> b = random_matrix<T>(n, nrhs), a2 = a, b2 = b;
+        compare_info(prefix<T>() + context("posv uplo=%c", uplo) + what,
+                        posv<T>(uplo, n, nrhs, a.ptr(), n, b.ptr(), n),
+                        posv<T>(uplo, n, nrhs, a2.ptr(), n, b2.ptr(), n, Lib::ref), &mismatches);
+      }
+      Matrix<T> a = random_matrix<T>(m, n);
+      a(k - 1, k - 1) = nonfinite<T>(kind);
+      Matrix<T> q = a, q_ref = a;
+      compare_info(prefix<T>() + std::string("geqrf") + what, geqrf<T>(m, n, q.ptr(), m, tau.data(), work.data(), lw),
+                      geqrf<T>(m, n, q_ref.ptr(), m, tau_ref.data(), work_ref.data(), lw, Lib::ref), &mismatches);
+      Matrix<T> c = random_matrix<T>(m, nrhs);
+      c(k - 1, 0) = nonfinite<T>(kind);
+      Matrix<T> c_ref = c;
+      compare_info(std::string(1, prefix<T>()) + mqr_base<T>() + what,
+                      ormqr<T>('L', trans_h<T>(), m, nrhs, n, q.ptr(), m, tau.data(), c.ptr(), m, work.data(), lw),
+                      ormqr<T>('L', trans_h<T>(), m, nrhs, n, q_ref.ptr(), m, tau_ref.data(), c_ref.ptr(), m,
+                               work_ref.data(), lw, Lib::ref),
+                      &mismatches);
+      compare_info(std::string(1, prefix<T>()) + gqr_base<T>() + what,
+                      orgqr<T>(m, n, n, q.ptr(), m, tau.data(), work.data(), lw),
+                      orgqr<T>(m, n, n, q_ref.ptr(), m, tau_ref.data(), work_ref.data(), lw, Lib::ref), &mismatches);
+      for (bool in_b : {false, true}) {
+        Matrix<T> g = random_matrix<T>(m, n), h = random_matrix<T>(m, nrhs);
+        (in_b ? h(k - 1, 0) : g(k - 1, k - 1)) = nonfinite<T>(kind);
+        Matrix<T> g_ref = g, h_ref = h;
+        compare_info(prefix<T>() + std::string("gels") + (in_b ? " B" : " A") + what,
+                        gels<T>('N', m, n, nrhs, g.ptr(), m, h.ptr(), m, work.data(), lw),
+                        gels<T>('N', m, n, nrhs, g_ref.ptr(), m, h_ref.ptr(), m, work_ref.data(), lw, Lib::ref),
+                        &mismatches);
+      }
+    }
+  if (mismatches) fail_msg("%d NaN/Inf inputs gave an INFO other than the reference LAPACK's", mismatches);
+}
+
+// The QR updates document no numerical failure: a NaN or Inf in what is
+// inserted (U) or in the factors gives INFO = 0, and it shows in the new R.
+template <class T> void qrupd_nonfinite(void **) {
+  const lint m = 10, n = 6, p = 2, j = 3, ld = 16, lw = 1000;
+  std::vector<T> w(lw);
+  auto has_nonfinite = [](const Matrix<T> &r, lint rows, lint cols) {
+    for (lint c = 0; c < cols; ++c)
+      for (lint i = 0; i < rows; ++i)
+        if (!std::isfinite(r(i, c))) return true;
+    return false;
+  };
+  for (int kind = 0; kind < 3; ++kind) {
+    const std::string what = nonfinite_name(kind);
+    // Any Q and R will do for INFO: the routines never test their values.
+    Matrix<T> q = random_matrix<T>(ld, ld), r = random_matrix<T>(ld, ld), u = random_matrix<T>(ld, ld);
+    u(1, 1) = nonfinite<T>(kind);
+    lint info = -99;
+    pick<T>(sqrupd_addcols_, dqrupd_addcols_, nullptr, nullptr)(&m, &n, &p, &j, q.ptr(), &ld, r.ptr(), &ld, u.ptr(),
+                                                                 &ld, w.data(), &lw, &info);
+    assert_info(info, 0, "addcols, " + what + " in U");
+    if (!has_nonfinite(r, m, n + p)) fail_msg("addcols, %s in U: R is all finite", what.c_str());
+
+    r = random_matrix<T>(ld, ld), u = random_matrix<T>(ld, ld);
+    u(1, 4) = nonfinite<T>(kind);
+    const char jobq = 'U';
+    pick<T>(sqrupd_addrows_, dqrupd_addrows_, nullptr, nullptr)(&jobq, &m, &n, &p, &j, q.ptr(), &ld, r.ptr(), &ld,
+                                                                 u.ptr(), &ld, w.data(), &lw, &info, 1);
+    assert_info(info, 0, "addrows, " + what + " in U");
+    if (!has_nonfinite(r, m + p, n)) fail_msg("addrows, %s in U: R is all finite", what.c_str());
+
+    r = random_matrix<T>(ld, ld);
+    r(0, 5) = nonfinite<T>(kind);  // in a column that moves
+    pick<T>(sqrupd_delcols_, dqrupd_delcols_, nullptr, nullptr)(&jobq, &m, &n, &p, &j, q.ptr(), &ld, r.ptr(), &ld,
+                                                                 w.data(), &lw, &info, 1);
+    assert_info(info, 0, "delcols, " + what + " in R");
+    if (!has_nonfinite(r, m, n - p)) fail_msg("delcols, %s in R: R is all finite", what.c_str());
+
+    q = random_matrix<T>(ld, ld), r = random_matrix<T>(ld, ld);
+    q(j - 1, 5) = nonfinite<T>(kind);  // in a deleted row: the rotations are made from it
+    pick<T>(sqrupd_delrows_, dqrupd_delrows_, nullptr, nullptr)(&m, &n, &p, &j, q.ptr(), &ld, r.ptr(), &ld, w.data(),
+                                                                 &lw, &info);
+    assert_info(info, 0, "delrows, " + what + " in Q");
+    if (!has_nonfinite(r, m - p, n)) fail_msg("delrows, %s in Q: R is all finite", what.c_str());
+  }
 }
 
 }  // namespace
@@ -286,6 +595,9 @@ int main() {
       ALL_TYPES(geqrf_errors),                  ALL_TYPES(orgqr_errors),
       ALL_TYPES_2(ormqr_errors, 'L'),           ALL_TYPES_2(ormqr_errors, 'R'),
       ALL_TYPES_2(gels_errors, false),          ALL_TYPES_2(gels_errors, true),
+      cmocka_unit_test(qrupd_errors<float>),    cmocka_unit_test(qrupd_errors<double>),
+      ALL_TYPES(triangle_nonfinite),            ALL_TYPES(solve_and_qr_nonfinite),
+      cmocka_unit_test(qrupd_nonfinite<float>), cmocka_unit_test(qrupd_nonfinite<double>),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

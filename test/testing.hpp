@@ -256,7 +256,8 @@ template <class T> bool same_bytes(const Matrix<T> &a, const Matrix<T> &b) {
   return a.data.size() == b.data.size() && std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(T)) == 0;
 }
 template <class T> bool same_bytes(const std::vector<T> &a, const std::vector<T> &b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+  // An empty vector's data() may be null, which memcmp must not get (UBSan).
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 // ---- hqr's routines (and the reference's) called from templates ---------

@@ -506,6 +506,8 @@ template <class T> class HybridPotrf {
 }  // namespace
 
 bool available() {
+  // The setting first: HQR_DEVICE=none never starts CUDA.
+  if (config::device_request() == config::kDeviceNone) return false;
   static const bool present = [] {
     int count = 0;
     const bool found = ok(cudaGetDeviceCount(&count)) && count > 0;
