@@ -570,11 +570,13 @@ template <class T> void qrupd_nonfinite(void **) {
     if (!has_nonfinite(r, m, n - p)) fail_msg("delcols, %s in R: R is all finite", what.c_str());
 
     q = random_matrix<T>(ld, ld), r = random_matrix<T>(ld, ld);
-    q(j - 1, 5) = nonfinite<T>(kind);  // in a deleted row: the rotations are made from it
+    q(j - 1, 5) = nonfinite<T>(kind);  // in a deleted row
     pick<T>(sqrupd_delrows_, dqrupd_delrows_, nullptr, nullptr)(&m, &n, &p, &j, q.ptr(), &ld, r.ptr(), &ld, w.data(),
                                                                  &lw, &info);
+    // Only INFO is LAPACK's business here: the update's rotations carry the
+    // value into R, while refactoring (chosen by cost) rebuilds the matrix
+    // without the deleted rows, where R is rightly finite.
     assert_info(info, 0, "delrows, " + what + " in Q");
-    if (!has_nonfinite(r, m - p, n)) fail_msg("delrows, %s in Q: R is all finite", what.c_str());
   }
 }
 
