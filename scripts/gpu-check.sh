@@ -5,7 +5,7 @@
 # (make; the test programs and build/bench_potrf) and the packages from
 # scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
-# GPU_CHECK_PARTS (default "suite large panel faults sanitizer") picks parts,
+# GPU_CHECK_PARTS (default "suite oom large panel faults sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time.
 set -u
 out=${1:-/tmp/hqr-gpu-check}
@@ -15,7 +15,7 @@ export HQR_REFERENCE_LAPACK=$hqr_lib/lapack/liblapack.so.3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}  # Debian's 0.3.21 misdetects Sapphire Rapids
 nvidia-smi -L | tee "$out/device.txt"
 fail=0
-parts=${GPU_CHECK_PARTS:-suite large panel faults sanitizer}
+parts=${GPU_CHECK_PARTS:-suite oom large panel faults sanitizer}
 part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 tests=$(ls build/test/test_* 2>/dev/null)
 
@@ -30,6 +30,12 @@ echo "== two processes sharing the GPU"
 HQR_GPU_MIN_N=0 BUILD=build sh test/two_processes.sh >"$out/two_processes.log" 2>&1 || fail=1
 grep -E '^(not )?ok' "$out/two_processes.log"
 
+fi
+
+if part oom; then
+echo "== the GPU's memory taken by another process"
+BUILD=build sh test/gpu_oom.sh >"$out/oom.log" 2>&1 || fail=1
+grep -E '^(not )?ok|^#' "$out/oom.log"
 fi
 
 if part large; then
