@@ -8,7 +8,6 @@
 #include <type_traits>
 #include <vector>
 
-// SPD test matrix without an O(n^3) product: random symmetric + n*I.
 // SPD test matrix without an O(n^3) product: random Hermitian + n*I, filled
 // by all cores (the largest orders take seconds on one).
 template <class T> void make_spd(std::vector<T> &a, int n) {

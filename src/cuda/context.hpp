@@ -8,9 +8,11 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <mutex>
+#include <thread>
 
 #include "host/copy_pool.hpp"
 
@@ -92,13 +94,16 @@ struct Context {
   // way in or out (uplo = 'U'); allocated on first use.
   DeviceBuffer device_staging;
 
-  // Host threads that move pageable <-> pinned (one thread copies ~10 GB/s;
-  // eight reach the link's rate on the H200 host).
-  // HQR_COPY_THREADS (each way) is a tuning knob for measurement.
+  // Host threads that move pageable <-> pinned, each way (one thread copies
+  // ~10 GB/s; sixteen reach the link's rate on the H200 host, eight not
+  // quite: bench/bench_copy.cpp). One per core up to 16; HQR_COPY_THREADS is
+  // a tuning knob for measurement.
   static int copy_threads() {
     const char *v = std::getenv("HQR_COPY_THREADS");
     const int n = v ? std::atoi(v) : 0;
-    return n > 0 && n <= 64 ? n : 8;
+    if (n > 0 && n <= 64) return n;
+    const int cores = int(std::thread::hardware_concurrency());
+    return std::max(1, std::min(16, cores));
   }
   CopyPool upload_copies{copy_threads()}, download_copies{copy_threads()};
 

@@ -18,6 +18,9 @@ struct Result {
   lint info;
   const char *why;
   lint resume;
+  // potrf, uplo 'U' only: rows resume..resume+partial_rows-1 of U are also
+  // final in columns up to partial_cols-1 (a panel stored in part).
+  lint partial_rows = 0, partial_cols = 0;
 };
 
 // Hybrid Cholesky, host memory in and out (potrf_hybrid.cu).

@@ -60,11 +60,20 @@ Rect panel_rect(lint n, lint nb, lint k) {
   return Rect{k0, k0, n - k0, std::min(nb, n - k0)};
 }
 
-// Splits a panel into pieces of whole columns that fit one staging slot.
-std::vector<Rect> chunks(const Rect &r, std::size_t elem) {
-  const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(r.m) * elem)));
+// Splits a panel into pieces that fit one staging slot, so that the host
+// copies long contiguous runs of the caller's array: for lower, whole
+// columns of L; for upper, whole rows of the panel of L (whole column
+// segments of U, each a panel wide). The first piece of an upper panel holds
+// its whole diagonal block (potrf keeps nb small enough for that).
+std::vector<Rect> chunks(const Rect &r, std::size_t elem, bool upper) {
   std::vector<Rect> out;
-  for (lint j = 0; j < r.n; j += per) out.push_back({r.r0, r.c0 + j, r.m, std::min(per, r.n - j)});
+  if (upper) {
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(r.n) * elem)));
+    for (lint i = 0; i < r.m; i += per) out.push_back({r.r0 + i, r.c0, std::min(per, r.m - i), r.n});
+  } else {
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(r.m) * elem)));
+    for (lint j = 0; j < r.n; j += per) out.push_back({r.r0, r.c0 + j, r.m, std::min(per, r.n - j)});
+  }
   return out;
 }
 
@@ -174,8 +183,10 @@ template <class T> class HybridPotrf {
                    "hqr: potrf phases (s from start): uploads queued %.4f, factor queued %.4f, last panel final "
                    "%.4f, stores done %.4f\n",
                    upload_done_, factor_done_, last_final_, since_start());
-    if (gpu_failed_) return finish({false, 0, "CUDA error", stored_columns_.load()});
-    if (not_spd_) return finish({false, 0, "leading minor not positive definite: LAPACK finishes", stored_columns_.load()});
+    if (gpu_failed_) return finish({false, 0, "CUDA error", stored_columns_.load(), partial_rows_, partial_cols_});
+    if (not_spd_)
+      return finish({false, 0, "leading minor not positive definite: LAPACK finishes", stored_columns_.load(),
+                     partial_rows_, partial_cols_});
     return finish({true, 0, nullptr, 0});
   }
 
@@ -236,7 +247,7 @@ template <class T> class HybridPotrf {
   void upload() {
     int slot = 0;
     for (lint k = 0; k < np_ && !stop_upload_ && !stopped(); ++k) {
-      for (const Rect &r : chunks(panel_rect(n_, nb_, k), sizeof(T))) {
+      for (const Rect &r : chunks(panel_rect(n_, nb_, k), sizeof(T), upper_)) {
         const int i = slot++ % Context::kSlots;
         StagingSlot &s = c_.upload_slots[i];
         if (!check(cudaEventSynchronize(s.dma_done), fault::Point::sync)) break;
@@ -280,8 +291,10 @@ template <class T> class HybridPotrf {
   // not stop at a NaN pivot (cuSOLVER tests `<= 0`, as OpenBLAS does), so a
   // NaN there marks where LAPACK would have stopped.
   bool diagonal_ok(const Rect &r, const T *staged) const {
-    for (lint jj = 0; jj < r.n; ++jj)
-      if (std::isnan(std::real(staged_at(r, staged, r.c0 + jj - r.r0, jj)))) return false;
+    for (lint jj = 0; jj < r.n; ++jj) {
+      const lint d = r.c0 + jj;  // diagonal element (d, d), if the chunk holds it
+      if (d >= r.r0 && d < r.r0 + r.m && std::isnan(std::real(staged_at(r, staged, d - r.r0, jj)))) return false;
+    }
     return true;
   }
 
@@ -304,7 +317,14 @@ template <class T> class HybridPotrf {
       }
       store_fence();
     });
-    stored_columns_.store(r.c0 + r.n);
+    // Upper: a panel's columns of L are final in the caller's array once
+    // its last piece (the bottom rows) is stored; until then its rows of U
+    // are final only up to the stored columns (partial_*, read after the
+    // downloader has joined).
+    const bool whole = !upper_ || r.r0 + r.m == n_;
+    partial_rows_ = whole ? 0 : r.n;
+    partial_cols_ = whole ? 0 : r.r0 + r.m;
+    if (whole) stored_columns_.store(r.c0 + r.n);
   }
 
   // Splits 0..count into a few ranges run at once on `pool`.
@@ -331,6 +351,11 @@ template <class T> class HybridPotrf {
       Rect r;
       StagingSlot *s;
     };
+    // Results leave once everything has arrived: both directions at once
+    // share the host's memory bandwidth (on the H200 host ~25 GB/s each way
+    // together against ~54 alone, bench/bench_copy.cpp), and the upload is
+    // on the critical path while finished panels can wait on the device.
+    uploaded_.wait_past(np_ - 1, halt_);
     std::deque<Pending> pending;
     int slot = 0;
     bool halted = false;  // a pivot failed: nothing more is stored
@@ -351,7 +376,7 @@ template <class T> class HybridPotrf {
     for (lint k = 0; k < np_ && !halted && !gpu_failed_; ++k) {
       if (!finalized_.wait_past(k, stop_download_) || halted || gpu_failed_) break;
       if (!check(cudaStreamWaitEvent(c_.download_stream, final_[k], 0), fault::Point::copy)) break;
-      for (const Rect &r : chunks(panel_rect(n_, nb_, k), sizeof(T))) {
+      for (const Rect &r : chunks(panel_rect(n_, nb_, k), sizeof(T), upper_)) {
         if (pending.size() == std::size_t(Context::kSlots)) drain_one();
         const int i = slot++ % Context::kSlots;
         StagingSlot &s = c_.download_slots[i];
@@ -426,22 +451,34 @@ template <class T> class HybridPotrf {
 
   // Everything queued on the device; the host only waits for uploads. The
   // diagonal block's potrf runs on the panel stream beside gemm(k), which
-  // does not need it, so its latency hides behind the gemm.
+  // does not need it. Look-ahead: trsm(k) solves the rows of block k+1
+  // first, so that herk(k+1) and potrf(k+1) run beside the rest of trsm(k)
+  // and gemm(k+1) instead of after them (the potrfs are latency-bound and
+  // would otherwise line up on the critical path).
   void factor_gpu_panels() {
+    if (!arrived(0) || !factor_diagonal(0)) return;
     for (lint k = 0; k < np_ && !stopped(); ++k) {
-      const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
-      if (!arrived(k) || !update_diagonal(k) ||
-          !check(cudaEventRecord(diag_ready_, c_.compute_stream), fault::Point::kernel) ||
-          !check(cudaStreamWaitEvent(c_.panel_stream, diag_ready_, 0), fault::Point::sync) ||
-          !check(solver_.run(c_.panel_solver, kb, dev(k0, k0), ldda_, dwork_, dinfo_ + k), fault::Point::kernel) ||
-          !check(cudaMemcpyAsync(hinfo_ + k, dinfo_ + k, sizeof(int), cudaMemcpyDeviceToHost, c_.panel_stream),
-                 fault::Point::copy) ||
-          !check(cudaEventRecord(diag_up_, c_.panel_stream), fault::Point::kernel) ||
-          !update_rows(k, k0 + kb, n_ - k0 - kb) ||
+      const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0), rest = n_ - k0 - kb, next_rows = std::min(nb_, rest);
+      if (!update_rows(k, k0 + kb, rest) ||
           !check(cudaStreamWaitEvent(c_.compute_stream, diag_up_, 0), fault::Point::sync) ||
-          !solve_rows(k, k0 + kb, n_ - k0 - kb) || !publish_final(k))
+          !solve_rows(k, k0 + kb, next_rows) ||
+          (k + 1 < np_ && (!arrived(k + 1) || !update_diagonal(k + 1) || !factor_diagonal(k + 1))) ||
+          !solve_rows(k, k0 + kb + next_rows, rest - next_rows) || !publish_final(k))
         return;
     }
+  }
+
+  // cuSOLVER's potrf of diagonal block k on the panel stream, once its herk
+  // is done; its INFO goes to pinned memory for the downloader, and diag_up_
+  // tells the compute stream when the block is factored.
+  bool factor_diagonal(lint k) {
+    const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
+    return check(cudaEventRecord(diag_ready_, c_.compute_stream), fault::Point::kernel) &&
+           check(cudaStreamWaitEvent(c_.panel_stream, diag_ready_, 0), fault::Point::sync) &&
+           check(solver_.run(c_.panel_solver, kb, dev(k0, k0), ldda_, dwork_, dinfo_ + k), fault::Point::kernel) &&
+           check(cudaMemcpyAsync(hinfo_ + k, dinfo_ + k, sizeof(int), cudaMemcpyDeviceToHost, c_.panel_stream),
+                 fault::Point::copy) &&
+           check(cudaEventRecord(diag_up_, c_.panel_stream), fault::Point::kernel);
   }
 
   // Diagonal block k: updated on the device, then on its way to the host.
@@ -501,6 +538,7 @@ template <class T> class HybridPotrf {
   // halt_: every thread stops (a CUDA error, or a failed pivot).
   std::atomic<bool> gpu_failed_{false}, not_spd_{false}, halt_{false}, stop_upload_{false}, stop_download_{false};
   std::atomic<lint> stored_columns_{0};  // leading columns of L final in the caller's array
+  lint partial_rows_ = 0, partial_cols_ = 0;  // see Result
 };
 
 }  // namespace
@@ -526,7 +564,11 @@ template <class T> Result potrf(bool upper, lint n, T *a, lint lda) {
   const int nb_setting = config::nb();
   // Block sizes measured on the H200 (bench/results/): the CPU factors 512
   // blocks in time; on the GPU 768 is best at n = 8192 and 1024 from 16384.
-  const lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 512 : n >= 16384 ? 1024 : 768;
+  lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 512 : n >= 16384 ? 1024 : 768;
+  // Upper: a diagonal block must fit one staging slot (see chunks()), so
+  // that a failed pivot is seen before any piece of its panel is stored.
+  if (upper)
+    while (std::size_t(nb) * nb * sizeof(T) > Context::kSlotBytes) nb /= 2;
   return HybridPotrf<T>(*c, upper, n, a, lda, std::min(nb, n), mode).run();
 }
 

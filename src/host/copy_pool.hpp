@@ -37,13 +37,13 @@ class CopyPool {
   bool stop_ = false;
 };
 
-// Copies an m-by-n column-major block between two leading dimensions with
-// `pool`, in pieces of whole columns.
 // memcpy with non-temporal stores, for data the CPU will not read soon; a
 // thread calls store_fence() after its last one, before others may read.
 void stream_copy(void *dst, const void *src, std::size_t bytes);
 void store_fence();
 
+// Copies an m-by-n column-major block between two leading dimensions with
+// `pool`, in pieces split by bytes; for filling staging that a DMA reads next.
 void copy_block(CopyPool &pool, std::size_t elem, std::size_t m, std::size_t n, const void *src, std::size_t lds,
                 void *dst, std::size_t ldd);
 

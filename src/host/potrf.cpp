@@ -30,9 +30,23 @@ template <class T> void cpu_potrf(const char *uplo, const lint *n, T *a, const l
 }
 
 // The GPU stopped after the first k columns of L (rows of U) were final in
-// the caller's array; the rest still holds the input. Left-looking from
-// there: A22 -= L21*L21**H, then factor A22.
-template <class T> void finish_on_cpu(bool upper, lint n, lint k, T *a, lint lda, lint *info) {
+// the caller's array; the rest still holds the input, except that for upper
+// the next `rows` rows of U may be final up to column `cols` - 1 (a panel
+// stored in part, its diagonal block included): those rows are finished
+// first (U12 = U11**-H (A12 - U01**H U02) for the columns not yet stored).
+// Then left-looking from there: A22 -= L21*L21**H, then factor A22.
+template <class T> void finish_on_cpu(bool upper, lint n, lint k, T *a, lint lda, lint *info, lint rows = 0,
+                                      lint cols = 0) {
+  if (upper && rows > 0) {
+    const lint rest = n - cols;
+    T *b = a + k + std::size_t(cols) * lda;
+    if (rest > 0) {
+      if (k > 0) next::gemm<T>("C", "N", &rows, &rest, &k, T(-1), a + std::size_t(k) * lda, &lda,
+                               a + std::size_t(cols) * lda, &lda, T(1), b, &lda);
+      next::trsm<T>("L", "U", "C", "N", &rows, &rest, T(1), a + k + std::size_t(k) * lda, &lda, b, &lda);
+    }
+    k += rows;
+  }
   const lint m = n - k;
   T *a22 = a + k + std::size_t(k) * lda;
   if (upper)
@@ -90,7 +104,8 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
       return;
     }
     trace.path("cpu", r.why);
-    if (r.resume > 0) return finish_on_cpu(upper, *n, r.resume, a, *lda, info);
+    if (r.resume > 0 || r.partial_rows > 0)
+      return finish_on_cpu(upper, *n, r.resume, a, *lda, info, r.partial_rows, r.partial_cols);
   } else {
     trace.path("cpu", d.why);
   }
