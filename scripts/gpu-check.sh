@@ -5,7 +5,7 @@
 # (make; the test programs and build/bench_potrf) and the packages from
 # scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
-# GPU_CHECK_PARTS (default "suite oom large panel faults sanitizer") picks parts,
+# GPU_CHECK_PARTS (default "suite oom large panel faults qrupd sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time.
 set -u
 out=${1:-/tmp/hqr-gpu-check}
@@ -15,7 +15,7 @@ export HQR_REFERENCE_LAPACK=$hqr_lib/lapack/liblapack.so.3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}  # Debian's 0.3.21 misdetects Sapphire Rapids
 nvidia-smi -L | tee "$out/device.txt"
 fail=0
-parts=${GPU_CHECK_PARTS:-suite oom large panel faults sanitizer}
+parts=${GPU_CHECK_PARTS:-suite oom large panel faults qrupd sanitizer}
 part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 tests=$(ls build/test/test_* 2>/dev/null)
 
@@ -79,6 +79,26 @@ for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
     echo "$tool $t: $(grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-$tool-$t.log" | tail -n 2 | tr '\n' ' ')"
   done
 done
+fi
+
+if part qrupd; then
+# The QR updates' GPU paths (deleting columns, adding rows without Q): the
+# whole test with every size on the GPU, injected faults (the arrays must
+# come back right through the CPU), and compute-sanitizer on the GPU subset.
+echo "== QR updates"
+HQR_GPU_MIN_N=0 timeout 200 build/test/test_qrupd >"$out/qrupd.log" 2>&1 || fail=1
+tail -n 1 "$out/qrupd.log"
+for f in alloc copy:3 kernel:5 sync:2; do
+  log="$out/qrupd-fault-$f.log"
+  HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths*' timeout 100 build/test/test_qrupd >"$log" 2>&1
+  rc=$?
+  fired=$(grep -cE "path=cpu-update \((CUDA error|GPU out of memory)" "$log")
+  if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "qrupd HQR_FAULT=$f: $r ($fired calls fell back)"
+done
+HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths*' timeout 240 compute-sanitizer --tool memcheck --error-exitcode 99 \
+    build/test/test_qrupd >"$out/sanitizer-qrupd.log" 2>&1 || fail=1
+echo "memcheck test_qrupd (gpu_paths): $(grep -E "ERROR SUMMARY" "$out/sanitizer-qrupd.log" | tail -n 1)"
 fi
 
 if part sanitizer; then

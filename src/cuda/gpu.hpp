@@ -38,4 +38,11 @@ template <class T> Result trtri(bool upper, bool unit, lint n, T *a, lint lda);
 template <class T> Result lauum(bool upper, lint n, T *a, lint lda);
 template <class T> Result potri(bool upper, lint n, T *a, lint lda);
 
+// QR updates on the GPU, host memory in and out (qrupd_gpu.cu); s and d.
+// The caller has checked the arguments and that the update has work (P >= 1;
+// delcols: J-1 < min(N-P, M-1)). Atomic: `ran` false leaves every array as
+// it came (the CPU path then runs); `resume` is unused. addrows: JOBQ = 'N'.
+template <class T> Result qrupd_delcols(bool wantq, lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr);
+template <class T> Result qrupd_addrows(lint m, lint n, lint p, T *r, lint ldr, T *u, lint ldu);
+
 }  // namespace hqr::gpu

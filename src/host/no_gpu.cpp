@@ -25,5 +25,16 @@ HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)
 HQR_INSTANTIATE(std::complex<double>)
 #undef HQR_INSTANTIATE
+
+template <class T> Result qrupd_delcols(bool, lint, lint, lint, lint, T *, lint, T *, lint) {
+  return {false, 0, "built without CUDA", 0};
+}
+template <class T> Result qrupd_addrows(lint, lint, lint, T *, lint, T *, lint) {
+  return {false, 0, "built without CUDA", 0};
+}
+template Result qrupd_delcols(bool, lint, lint, lint, lint, float *, lint, float *, lint);
+template Result qrupd_delcols(bool, lint, lint, lint, lint, double *, lint, double *, lint);
+template Result qrupd_addrows(lint, lint, lint, float *, lint, float *, lint);
+template Result qrupd_addrows(lint, lint, lint, double *, lint, double *, lint);
 }  // namespace gpu
 }  // namespace hqr

@@ -20,11 +20,23 @@
 // more work than a QR from scratch. A LWORK query returns the workspace of
 // the path chosen; with less (but at least the minimum) the update runs.
 // HQR_VERBOSE says path=cpu-update or path=cpu-refactor.
+//
+// The GPU (src/cuda/qrupd_gpu.cu) takes deleting columns and adding rows
+// without Q: there only R's band or trapezoid travels, and the update is
+// many short reflectors, slow on the CPU. It runs where its estimated time
+// (transfers, launches, flops, at rates fitted to bench/results/update-*)
+// beats the CPU's, or from HQR_GPU_MIN_N on when that
+// is set; a GPU that fails leaves the arrays as they came and the CPU runs.
+// HQR_VERBOSE then says path=gpu-update, or why the CPU ran. The updates
+// that return Q (adding columns, deleting rows, adding rows with Q) move all
+// of Q both ways: they stay on the CPU.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "config.hpp"
 #include "cpu/qrupd.hpp"
+#include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "trace.hpp"
 
@@ -98,6 +110,41 @@ Plan plan(double update, double refactor, long lwmin, long update_lwopt, long re
 }
 
 const char *path_name(bool refactor) { return refactor ? "cpu-refactor" : "cpu-update"; }
+
+// ---- GPU or CPU ------------------------------------------------------------------
+
+// HQR_GPU_MIN_N forces the GPU from that size (max(M,N)) on; otherwise the
+// estimated times decide.
+struct GpuChoice {
+  bool gpu;
+  const char *why;  // why the CPU runs
+};
+GpuChoice gpu_choice(long size, double t_cpu, double t_gpu) {
+  const long forced = config::gpu_min_n();
+  if (forced >= 0) {
+    if (size < forced) return {false, "below HQR_GPU_MIN_N"};
+  } else if (t_gpu >= t_cpu) {
+    return {false, "the CPU is faster at this size"};
+  }
+  if (!gpu::available()) return {false, "no GPU"};
+  return {true, nullptr};
+}
+
+// Rates fitted to bench/results/update-NVIDIA-H200-2026-11-22.txt (16
+// host cores): the CPU's direct reflector kernels (one core) and its
+// blocked level-3 updates (all cores); the GPU's host<->device rate through
+// the pinned staging, its update rate, the fixed cost of a call and of each
+// block of reflectors. Both paths also make R's rows below the update
+// exactly zero (the ABI's promise): the CPU path writes them on one core,
+// the GPU path checks them on all the copy threads.
+constexpr double kCpuDirect = 4e9, kCpuBlocked = 60e9, kCpuZero = 5e9;
+constexpr double kLink = 10e9, kGpuRate = 2e12, kGpuCall = 5e-4, kGpuBlock = 4e-5, kGpuZero = 30e9;
+
+double cpu_time(double flops, double rate, double zero_bytes) { return flops / rate + zero_bytes / kCpuZero; }
+// The GPU's time: bytes both ways, blocks of 32-64 reflectors, flops.
+double gpu_time(double bytes, double reflectors, double flops, double zero_bytes) {
+  return kGpuCall + bytes / kLink + reflectors / 32 * kGpuBlock + flops / kGpuRate + zero_bytes / kGpuZero;
+}
 
 }  // namespace
 
@@ -178,9 +225,30 @@ void qrupd_delcols(const char *jobq, const lint *m, const lint *n, const lint *p
   work[0] = lwork_value<T>(lwopt);
   if (*lwork == -1 || *p == 0 || *m == 0) return;
 
-  Trace trace(name, delcols_flops(wantq, *m, *n, *p, *j - 1));
+  const double flops = delcols_flops(wantq, *m, *n, *p, *j - 1);
+  Trace trace(name, flops);
   trace.args("jobq=%c m=%ld n=%ld p=%ld j=%ld", jobq_char(jobq), long(*m), long(*n), long(*p), long(*j));
-  trace.path(path_name(false), choose_path(std::max(*m, *n)).why);
+  // The band (rows J.., P subdiagonals) both ways, and Q's columns J..min(M,N).
+  const double j0 = *j - 1, rend = std::min(*m, *n), hr = rend - j0, wc = double(*n) - *p - j0;
+  const bool work_left = j0 < std::min<double>(double(*n) - *p, double(*m) - 1);
+  GpuChoice g{false, "nothing to annihilate"};
+  if (work_left) {
+    const double bytes = sizeof(T) * (wc * (hr + *p) + (wantq ? 2.0 * *m * hr : 0.0));
+    const bool blocked = *lwork >= cpu::qrupd_delcols_lwopt(wantq, *m, *n, *p, *j - 1);
+    const double zero = sizeof(T) * wc * std::max(0.0, double(*m) - rend);
+    g = gpu_choice(std::max(*m, *n), cpu_time(flops, wantq && blocked ? kCpuBlocked : kCpuDirect, zero),
+                   gpu_time(bytes, std::min(hr, wc), flops, zero));
+  }
+  if (g.gpu) {
+    const gpu::Result res = gpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr);
+    if (res.ran) {
+      trace.path("gpu-update");
+      work[0] = lwork_value<T>(lwopt);
+      return;
+    }
+    g.why = res.why;
+  }
+  trace.path(path_name(false), g.why);
   cpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, work, *lwork);
   work[0] = lwork_value<T>(lwopt);
 }
@@ -229,7 +297,23 @@ void qrupd_addrows(const char *jobq, const lint *m, const lint *n, const lint *p
 
   Trace trace(name, flops);
   trace.args("jobq=%c m=%ld n=%ld p=%ld j=%ld", jobq_char(jobq), long(*m), long(*n), long(*p), long(*j));
-  trace.path(path_name(pl.refactor), choose_path(std::max(*m + *p, *n)).why);
+  GpuChoice g{false, "the GPU path leaves Q to the CPU"};
+  if (!wantq && !pl.refactor && *n > 0) {
+    const double k = std::min(*m, *n);
+    const double bytes = sizeof(T) * (2 * (k * *n - k * k / 2) + double(*p) * *n);
+    const double zero = sizeof(T) * double(*n) * std::max(0.0, double(*m) + *p - k);
+    g = gpu_choice(std::max(*m + *p, *n), cpu_time(flops, kCpuBlocked, zero), gpu_time(bytes, k, flops, zero));
+  }
+  if (g.gpu) {
+    const gpu::Result res = gpu::qrupd_addrows(*m, *n, *p, r, *ldr, u, *ldu);
+    if (res.ran) {
+      trace.path("gpu-update");
+      work[0] = lwork_value<T>(pl.lwopt);
+      return;
+    }
+    g.why = res.why;
+  }
+  trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_addrows_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work);
   else

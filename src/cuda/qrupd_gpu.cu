@@ -1,0 +1,641 @@
+// The GPU side of two QR updates, host memory in and out (src/host/qrupd.cpp
+// decides when they run; src/cpu/qrupd.cpp has the CPU kernels and the
+// other updates):
+//
+//   delcols  only R's part that changes travels: rows J..min(M,N) of the
+//            columns after the gap (with P subdiagonals), and with JOBQ = 'U'
+//            Q's columns J..min(M,N). Rows above J only shift: the host moves
+//            them. Blocks of nb reflectors of length P+1 are factored by one
+//            kernel in shared memory (R, V and the compact-WY T at once) and
+//            applied to the band's trailing columns (V^T*C, T^T*., C - V*.)
+//            and to Q (Q*V, .*T, Q - .*V^T) by cuBLAS.
+//   addrows  (JOBQ = 'N') R's upper trapezoid (min(M,N) rows) and the P new
+//            rows travel; blocks of reflectors that touch one row of R and
+//            the P new rows each ([R; U] as LAPACK's xTPQRT), the same kernel
+//            in its second mode, trailing updates by cuBLAS; for M < N a
+//            cuSOLVER QR of the rest of U gives R's rows M+1..M+P.
+//
+// Atomic with respect to failures: the caller's arrays are written only
+// after every device step and every download into pinned memory has
+// succeeded, so a failing GPU (or HQR_FAULT) leaves them exactly as they
+// came and the CPU path redoes the update. That needs the output to fit the
+// context's pinned staging (Result.why says so when it does not).
+#include <algorithm>
+#include <cmath>
+#include <cfloat>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "cuda/blas.cuh"
+#include "cuda/context.hpp"
+#include "cuda/gpu.hpp"
+#include "host/fault.hpp"
+
+namespace hqr::gpu {
+namespace {
+
+using idx = std::ptrdiff_t;
+using fault::Point;
+
+// ---- kernels -------------------------------------------------------------------
+
+constexpr int kThreads = 512;  // the panel kernel: 16 warps
+constexpr int kMaxNb = 64;     // reflectors per block
+// The panel's working copy lives in shared memory up to this size (beside
+// the static T); larger panels (very large P) work in global memory.
+constexpr std::size_t kPanelSmem = 160 * 1024;
+
+// Machine constants in device code.
+template <class T> struct Lim;
+template <> struct Lim<float> {
+  static __device__ float safmin() { return FLT_MIN / FLT_EPSILON; }
+  static __device__ float huge() { return FLT_MAX; }
+};
+template <> struct Lim<double> {
+  static __device__ double safmin() { return DBL_MIN / DBL_EPSILON; }
+  static __device__ double huge() { return DBL_MAX; }
+};
+
+template <class T> __device__ T block_sum(T v, T *red) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();  // red is free again
+  if (lane == 0) red[warp] = v;
+  __syncthreads();
+  T s = 0;
+  for (int w = 0; w < int(blockDim.x >> 5); ++w) s += red[w];
+  return s;
+}
+template <class T> __device__ T block_max(T v, T *red) {
+  for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0) red[warp] = v;
+  __syncthreads();
+  T s = 0;
+  for (int w = 0; w < int(blockDim.x >> 5); ++w) s = fmax(s, red[w]);
+  return s;
+}
+
+// ||w(t0:t1-1, i)||_2 without overflow or harmful underflow; NaN propagates.
+template <class T> __device__ T tail_norm(const T *x, idx t0, idx t1, T *red) {
+  T amax = 0;
+  bool nan = false;
+  for (idx r = t0 + threadIdx.x; r < t1; r += blockDim.x) {
+    const T a = fabs(x[r]);
+    if (a != a) nan = true;
+    amax = fmax(amax, a);
+  }
+  const T nans = block_sum<T>(nan ? T(1) : T(0), red);
+  amax = block_max<T>(amax, red);
+  if (nans > 0) return T(NAN);
+  if (amax == 0 || isinf(amax)) return amax;
+  const T inv = T(1) / amax;
+  T ssq = 0;
+  for (idx r = t0 + threadIdx.x; r < t1; r += blockDim.x) {
+    const T y = x[r] * inv;
+    ssq += y * y;
+  }
+  return amax * sqrt(block_sum<T>(ssq, red));
+}
+
+template <class T> __device__ T lapy2(T a, T b) {
+  const T x = fabs(a), y = fabs(b), w = fmax(x, y), z = fmin(x, y);
+  if (z == 0 || w > Lim<T>::huge()) return w + z;
+  const T q = z / w;
+  return w * sqrt(T(1) + q * q);
+}
+
+// Householder QR of one block of nr reflectors, in one thread block. The
+// panel has h rows: rows < split come from a (lda), rows >= split from b
+// (ldb). Reflector i has head row i and tail rows
+//   band (delcols):  i+1 .. min(i+p, h-1)   (split = h: all rows from a)
+//   stack (addrows): split .. h-1            (split = nr, h = nr + p)
+// In both modes v_i(r) = 1 at r = i, the stored tail below, zero elsewhere,
+// so V is the panel's strictly lower part. On exit: R (zeros below the
+// diagonal) in the rows from a; in stack mode the tails in b (they are the
+// V of the trailing update); in band mode V, dense with its unit diagonal,
+// in v (h-by-nr, ldv); the compact-WY T (upper, tau on the diagonal) in t.
+// gw: global scratch (h-by-nr) when the panel is too large for shared memory.
+template <class T>
+__global__ void __launch_bounds__(kThreads) panel_qr(T *a, idx lda, T *b, idx ldb, idx split, idx h, idx nr, idx p,
+                                                     bool band, T *v, idx ldv, T *t, idx ldt, T *gw) {
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ T st[kMaxNb * kMaxNb], red[32], z[kMaxNb];
+  __shared__ T s_tau, s_scal, s_beta;
+  __shared__ int s_again;
+  T *w = gw ? gw : reinterpret_cast<T *>(smem_raw);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  auto src = [&](idx r, idx j) -> T * { return r < split ? a + r + j * lda : b + (r - split) + j * ldb; };
+  for (idx e = threadIdx.x; e < h * nr; e += blockDim.x) w[e] = *src(e % h, e / h);
+  __syncthreads();
+
+  const T safmin = Lim<T>::safmin();
+  for (idx i = 0; i < nr; ++i) {
+    T *wi = w + i * h;
+    const idx t0 = band ? i + 1 : split, t1 = band ? min(i + p + 1, h) : h;
+    T xnorm = tail_norm(wi, t0, t1, red);
+    // LAPACK's xLARFG; a tiny beta rescales the column first.
+    int rescaled = 0;
+    if (threadIdx.x == 0) s_again = 0;
+    __syncthreads();
+    if (xnorm != 0) {
+      for (;;) {
+        if (threadIdx.x == 0) {
+          const T alpha = wi[i];
+          s_beta = -copysign(lapy2(alpha, xnorm), alpha);
+          s_again = fabs(s_beta) < safmin && rescaled < 20;
+        }
+        __syncthreads();
+        if (!s_again) break;
+        const T rs = T(1) / safmin;
+        for (idx r = t0 + threadIdx.x; r < t1; r += blockDim.x) wi[r] *= rs;
+        if (threadIdx.x == 0) wi[i] *= rs;
+        ++rescaled;
+        __syncthreads();
+        xnorm = tail_norm(wi, t0, t1, red);
+      }
+      if (threadIdx.x == 0) {
+        const T alpha = wi[i], beta = s_beta;
+        s_tau = (beta - alpha) / beta;
+        s_scal = T(1) / (alpha - beta);
+        T bb = beta;
+        for (int k = 0; k < rescaled; ++k) bb *= safmin;
+        s_beta = bb;
+      }
+      __syncthreads();
+      for (idx r = t0 + threadIdx.x; r < t1; r += blockDim.x) wi[r] *= s_scal;
+      __syncthreads();
+      if (threadIdx.x == 0) wi[i] = s_beta;
+    } else if (threadIdx.x == 0) {
+      s_tau = 0;
+    }
+    __syncthreads();
+    const T tau = s_tau;
+    if (threadIdx.x == 0) st[i + i * kMaxNb] = tau;
+    // H_i from the left on the panel's later columns, a warp per column.
+    if (tau != 0)
+      for (idx j = i + 1 + warp; j < nr; j += warps) {
+        T *wj = w + j * h;
+        T s = 0;
+        for (idx r = t0 + lane; r < t1; r += 32) s += wi[r] * wj[r];
+        const T head = wj[i];  // read by every lane before lane 0 rewrites it
+        for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+        s = tau * (s + head);
+        if (lane == 0) wj[i] = head - s;
+        for (idx r = t0 + lane; r < t1; r += 32) wj[r] -= s * wi[r];
+      }
+    __syncthreads();
+  }
+
+  // T as xLARFT: T(0:i-1, i) = -tau_i * T(0:i-1, 0:i-1) * V(:, 0:i-1)^T * v_i.
+  for (idx i = 1; i < nr; ++i) {
+    const T *wi = w + i * h;
+    for (idx j = warp; j < i; j += warps) {
+      const T *wj = w + j * h;
+      T s = 0;
+      for (idx r = i + 1 + lane; r < h; r += 32) s += wj[r] * wi[r];
+      for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+      if (lane == 0) z[j] = s + wj[i];
+    }
+    __syncthreads();
+    if (threadIdx.x < i) {
+      T s = 0;
+      for (idx l = threadIdx.x; l < i; ++l) s += st[threadIdx.x + l * kMaxNb] * z[l];
+      st[threadIdx.x + i * kMaxNb] = -st[i + i * kMaxNb] * s;
+    }
+    __syncthreads();
+  }
+
+  for (idx e = threadIdx.x; e < nr * nr; e += blockDim.x) {
+    const idx r = e % nr, j = e / nr;
+    t[r + j * ldt] = r <= j ? st[r + j * kMaxNb] : T(0);
+  }
+  for (idx e = threadIdx.x; e < h * nr; e += blockDim.x) {
+    const idx r = e % h, j = e / h;
+    const T x = w[e];
+    if (r < split)
+      *src(r, j) = r <= j ? x : T(0);
+    else
+      *src(r, j) = x;  // stack mode: the tails stay in b
+    if (band) v[r + j * ldv] = r == j ? T(1) : r > j ? x : T(0);
+  }
+}
+
+// a(r, c) = 0 for r > c + shift (rows < rows, columns < cols).
+// Columns run over gridDim.y (at most 65535) in strides.
+template <class T> __global__ void zero_below(T *a, idx lda, idx rows, idx cols, idx shift) {
+  for (idx c = blockIdx.y; c < cols; c += gridDim.y)
+    for (idx r = c + shift + 1 + blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += idx(gridDim.x) * blockDim.x)
+      a[r + c * lda] = 0;
+}
+
+// a -= y (rows-by-cols).
+template <class T> __global__ void subtract(T *a, idx lda, const T *y, idx ldy, idx rows, idx cols) {
+  for (idx c = blockIdx.y; c < cols; c += gridDim.y)
+    for (idx r = blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += idx(gridDim.x) * blockDim.x)
+      a[r + c * lda] -= y[r + c * ldy];
+}
+
+// out(i, c) = c >= m + i ? u(i, c) : 0: R's rows m..m+p-1 after addrows (M < N).
+template <class T> __global__ void new_rows(T *out, idx ldo, const T *u, idx ldu, idx p, idx n, idx m) {
+  for (idx c = blockIdx.y; c < n; c += gridDim.y)
+    for (idx i = blockIdx.x * blockDim.x + threadIdx.x; i < p; i += idx(gridDim.x) * blockDim.x)
+      out[i + c * ldo] = c >= m + i ? u[i + c * ldu] : T(0);
+}
+
+dim3 grid_cols(idx rows, idx cols) {
+  return dim3(unsigned(std::min<idx>(64, std::max<idx>(1, (rows + 255) / 256))),
+              unsigned(std::min<idx>(65535, std::max<idx>(1, cols))));
+}
+
+// cuSOLVER's geqrf by type (addrows, M < N).
+cusolverStatus_t geqrf_size(cusolverDnHandle_t h, int m, int n, float *a, int lda, int *lw) {
+  return cusolverDnSgeqrf_bufferSize(h, m, n, a, lda, lw);
+}
+cusolverStatus_t geqrf_size(cusolverDnHandle_t h, int m, int n, double *a, int lda, int *lw) {
+  return cusolverDnDgeqrf_bufferSize(h, m, n, a, lda, lw);
+}
+cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, float *a, int lda, float *tau, float *w, int lw, int *info) {
+  return cusolverDnSgeqrf(h, m, n, a, lda, tau, w, lw, info);
+}
+cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, double *a, int lda, double *tau, double *w, int lw,
+                       int *info) {
+  return cusolverDnDgeqrf(h, m, n, a, lda, tau, w, lw, info);
+}
+
+// ---- moving data ------------------------------------------------------------------
+
+// A rectangle of the caller's array (rows r0.., columns c0..) and where it
+// goes on the device; `rows_of(c)` columns are cut to what they hold.
+struct Piece {
+  idx r0, c0, m, n;
+};
+
+// Column-major rectangles of at most one staging slot each, covering
+// columns c0..c0+cols-1 with rows r0..r0+rows(c)-1 where rows(c) is
+// nondecreasing in c (a trapezoid): each piece takes the rows of its last
+// column.
+template <class F> std::vector<Piece> pieces(idx r0, idx c0, idx cols, std::size_t elem, F rows) {
+  std::vector<Piece> out;
+  const idx slot = idx(Context::kSlotBytes / elem);
+  for (idx c = 0; c < cols;) {
+    const idx m = rows(c0 + c);
+    if (m <= 0) {
+      ++c;
+      continue;
+    }
+    if (m > slot) {  // one column in several pieces
+      for (idx r = 0; r < m; r += slot) out.push_back({r0 + r, c0 + c, std::min(slot, m - r), 1});
+      ++c;
+      continue;
+    }
+    idx n = 1;
+    while (c + n < cols && rows(c0 + c + n) * (n + 1) <= slot && rows(c0 + c + n) > 0) ++n;
+    const idx mm = rows(c0 + c + n - 1);
+    out.push_back({r0, c0 + c, mm, n});
+    c += n;
+  }
+  return out;
+}
+
+template <class T> class Update {
+ public:
+  explicit Update(Context &c) : c_(c) {}
+
+  template <class S> bool check(S status, Point p) {
+    if (failed_) return false;
+    if (!ok(status) || fault::hit(p)) {
+      failed_ = true;
+      why_ = p == Point::alloc ? "GPU out of memory" : "CUDA error";
+    }
+    return !failed_;
+  }
+  bool launched() { return check(cudaGetLastError(), Point::kernel); }
+  const char *why() const { return why_; }
+
+  // Device memory: the operand buffers and the scratch, carved in order.
+  bool reserve(std::size_t matrix_elems, std::size_t work_elems) {
+    const std::size_t align = 64;  // elements: 256-byte aligned pieces
+    matrix_elems = (matrix_elems + align - 1) / align * align + align * 4;
+    work_elems = (work_elems + align - 1) / align * align + align * 8;
+    if (fault::hit(Point::alloc) || !c_.matrix.reserve(matrix_elems * sizeof(T)) ||
+        !c_.workspace.reserve(work_elems * sizeof(T))) {
+      failed_ = true;
+      why_ = "GPU out of memory";
+      return false;
+    }
+    mat_ = static_cast<T *>(c_.matrix.get());
+    work_ = static_cast<T *>(c_.workspace.get());
+    return true;
+  }
+  T *take_matrix(std::size_t elems) { return take(mat_, elems); }
+  T *take_work(std::size_t elems) { return take(work_, elems); }
+
+  // Caller -> device through the upload slots: the host copies piece i+1
+  // into its slot while piece i is on the wire. The slots rotate over all
+  // the uploads of a call: a slot is refilled only after the DMA that last
+  // read it has finished (a later upload must not overwrite a piece of an
+  // earlier one still waiting for its DMA).
+  bool upload(const std::vector<Piece> &ps, const T *h, idx ldh, T *d, idx ldd, idx dr0, idx dc0) {
+    for (const Piece &pc : ps) {
+      StagingSlot &s = c_.upload_slots[uploads_ % Context::kSlots];
+      if (uploads_++ >= Context::kSlots && !check(cudaEventSynchronize(s.dma_done), Point::sync)) return false;
+      copy_block(c_.upload_copies, sizeof(T), pc.m, pc.n, h + pc.r0 + pc.c0 * ldh, ldh, s.host, pc.m);
+      if (!check(cudaMemcpy2DAsync(d + (pc.r0 - dr0) + (pc.c0 - dc0) * ldd, ldd * sizeof(T), s.host,
+                                   pc.m * sizeof(T), pc.m * sizeof(T), pc.n, cudaMemcpyHostToDevice,
+                                   c_.upload_stream),
+                 Point::copy) ||
+          !check(cudaEventRecord(s.dma_done, c_.upload_stream), Point::copy))
+        return false;
+    }
+    return true;
+  }
+
+  // Device -> pinned staging, laid one piece after another; the caller's
+  // arrays are written only by finish(), once every transfer has landed.
+  struct Out {
+    Piece pc;
+    T *host;  // the caller's array (ld) and the rows below the piece to zero
+    idx ld, zero_to;
+    const T *staged;
+  };
+  static std::size_t staged_elems(const std::vector<Piece> &ps) {
+    std::size_t e = 0;
+    for (const Piece &p : ps) e += std::size_t(p.m) * p.n;
+    return e;
+  }
+  bool fits(std::size_t elems) const { return elems * sizeof(T) <= c_.staging_memory.size(); }
+  bool download(const std::vector<Piece> &ps, const T *d, idx ldd, idx dr0, idx dc0, T *h, idx ldh, idx zero_to) {
+    T *base = static_cast<T *>(c_.staging_memory.get());
+    for (const Piece &pc : ps) {
+      if (!check(cudaMemcpy2DAsync(base + staged_, pc.m * sizeof(T), d + (pc.r0 - dr0) + (pc.c0 - dc0) * ldd,
+                                   ldd * sizeof(T), pc.m * sizeof(T), pc.n, cudaMemcpyDeviceToHost,
+                                   c_.download_stream),
+                 Point::copy))
+        return false;
+      outs_.push_back({pc, h, ldh, zero_to, base + staged_});
+      staged_ += std::size_t(pc.m) * pc.n;
+    }
+    return true;
+  }
+  // Every transfer in: now the caller's arrays take the results, and the
+  // rows of each column below its piece, down to zero_to, become zeros
+  // (read first: mostly they are zero already and stay untouched).
+  bool land() { return check(cudaStreamSynchronize(c_.download_stream), Point::sync); }
+  void finish() {
+    for (const Out &o : outs_)
+      copy_block(c_.download_copies, sizeof(T), o.pc.m, o.pc.n, o.staged, o.pc.m, o.host + o.pc.r0 + o.pc.c0 * o.ld,
+                 o.ld);
+    // One (column, first row, end) per column below a piece, spread evenly.
+    struct Below {
+      T *x;
+      idx r0, r1;
+    };
+    std::vector<Below> bs;
+    for (const Out &o : outs_)
+      if (o.zero_to > o.pc.r0 + o.pc.m)
+        for (idx c = o.pc.c0; c < o.pc.c0 + o.pc.n; ++c) bs.push_back({o.host + c * o.ld, o.pc.r0 + o.pc.m, o.zero_to});
+    if (bs.empty()) return;
+    const idx parts = std::min<idx>(c_.download_copies.threads(), idx(bs.size()));
+    c_.download_copies.run(int(parts), [&](int k) {
+      const idx b0 = idx(bs.size()) * k / parts, b1 = idx(bs.size()) * (k + 1) / parts;
+      for (idx b = b0; b < b1; ++b)
+        for (idx r = bs[b].r0; r < bs[b].r1; ++r)
+          if (bs[b].x[r] != T(0)) {  // NaN too
+            std::fill(bs[b].x + r, bs[b].x + bs[b].r1, T(0));
+            break;
+          }
+    });
+  }
+
+  Context &c_;
+
+ private:
+  T *take(T *&at, std::size_t elems) {
+    T *p = at;
+    at += (elems + 63) / 64 * 64;
+    return p;
+  }
+  bool failed_ = false;
+  const char *why_ = nullptr;
+  T *mat_ = nullptr, *work_ = nullptr;
+  std::size_t staged_ = 0;
+  int uploads_ = 0;  // pieces uploaded so far (slot rotation)
+  std::vector<Out> outs_;
+};
+
+// Launches the panel kernel: in shared memory where it fits.
+template <class T>
+bool panel(Update<T> &u, T *a, idx lda, T *b, idx ldb, idx split, idx h, idx nr, idx p, bool band, T *v, idx ldv,
+           T *t, idx ldt, T *gw) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    cudaFuncSetAttribute(panel_qr<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPanelSmem));
+  });
+  const std::size_t bytes = std::size_t(h) * nr * sizeof(T);
+  const bool shared = bytes <= kPanelSmem;
+  panel_qr<T><<<1, kThreads, shared ? bytes : 0, u.c_.compute_stream>>>(a, lda, b, ldb, split, h, nr, p, band, v,
+                                                                          ldv, t, ldt, shared ? nullptr : gw);
+  return u.launched();
+}
+
+// Reflectors per block: 64 where the panel fits in shared memory, else 32.
+template <class T> idx block_size(idx p) {
+  return std::size_t(kMaxNb + p) * kMaxNb * sizeof(T) <= kPanelSmem ? kMaxNb : 32;
+}
+
+template <class T> Result run_locked(Context &c, const std::function<Result(Update<T> &)> &f) {
+  std::lock_guard<std::mutex> g(c.lock);
+  if (!ok(cudaSetDevice(c.device))) return {false, 0, "cudaSetDevice failed", 0};
+  Update<T> u(c);
+  Result r = f(u);
+  if (!r.ran) {
+    // Leave the streams idle for the next call; the error (if any) is not sticky.
+    cudaStreamSynchronize(c.upload_stream);
+    cudaStreamSynchronize(c.compute_stream);
+    cudaStreamSynchronize(c.download_stream);
+    (void)cudaGetLastError();
+  }
+  return r;
+}
+
+}  // namespace
+
+template <class T>
+Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_;
+  const idx nn = n - p, cend = std::min(nn, m - 1), rend = std::min(n, m);
+  if (j0 >= cend) return {false, 0, "nothing for the GPU to do", 0};
+  Context *ctx = context();
+  if (!ctx) return {false, 0, context_error(), 0};
+  // The region: new columns j0..nn-1 (old j0+p..n-1), rows j0..rend-1; new
+  // column c holds rows up to c+p on entry, up to c on exit.
+  const idx hr = rend - j0, wc = nn - j0, nref = cend - j0;
+  const idx nb = block_size<T>(p), ldv = std::min(nb + p, hr), ldd = (hr + 31) / 32 * 32;
+  auto rows_in = [&](idx c) { return std::min(c - j0 + p + 1, hr); };   // by new column
+  auto rows_out = [&](idx c) { return std::min(c - j0 + 1, hr); };
+  const std::vector<Piece> up = pieces(j0, j0 + p, wc, sizeof(T), [&](idx c) { return rows_in(c - p); });
+  const std::vector<Piece> down = pieces(j0, j0, wc, sizeof(T), rows_out);
+  const std::vector<Piece> qpieces = wantq ? pieces(0, j0, hr, sizeof(T), [&](idx) { return m; }) : std::vector<Piece>{};
+  return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
+    if (!u.fits(u.staged_elems(down) + u.staged_elems(qpieces)))
+      return {false, 0, "output larger than the GPU path's pinned staging", 0};
+    const std::size_t qelems = wantq ? std::size_t(m) * hr : 0;
+    if (!u.reserve(std::size_t(ldd) * wc + qelems,
+                   std::size_t(ldv) * nb + std::size_t(nb) * nb + std::size_t(nb) * std::max(wc, wantq ? m : 0) +
+                       (std::size_t(ldv) * nb * sizeof(T) > kPanelSmem ? std::size_t(ldv) * nb : 0)))
+      return {false, 0, u.why(), 0};
+    T *dR = u.take_matrix(std::size_t(ldd) * wc), *dQ = wantq ? u.take_matrix(qelems) : nullptr;
+    T *dV = u.take_work(std::size_t(ldv) * nb), *dT = u.take_work(std::size_t(nb) * nb);
+    T *dY = u.take_work(std::size_t(nb) * std::max(wc, wantq ? m : 0)), *gw = u.take_work(std::size_t(ldv) * nb);
+    Context &c = u.c_;
+    // The upload leaves garbage below each column's band (R's strictly lower
+    // part is never read): zeros there first.
+    if (!u.upload(up, r, ldr, dR, ldd, j0, j0 + p) || (wantq && !u.upload(qpieces, q, ldq, dQ, m, 0, j0)) ||
+        !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
+      return {false, 0, u.why(), 0};
+    zero_below<T><<<grid_cols(hr, wc), 256, 0, c.compute_stream>>>(dR, ldd, hr, wc, p);
+    if (!u.launched()) return {false, 0, u.why(), 0};
+    const T one(1), zero(0), minus(-1);
+    for (idx k0 = 0; k0 < nref; k0 += nb) {
+      const idx nr = std::min(nb, nref - k0), h = std::min(nr + p, hr - k0), nc = wc - k0 - nr;
+      T *blk = dR + k0 + k0 * ldd;
+      if (!panel(u, blk, ldd, blk, ldd, h, h, nr, p, true, dV, ldv, dT, nb, gw)) return {false, 0, u.why(), 0};
+      if (nc > 0) {
+        T *cc = blk + nr * ldd;
+        if (!u.check(blas::gemm(c.blas, blas::op_c<T>(), CUBLAS_OP_N, nr, nc, h, one, dV, ldv, cc, ldd, zero, dY, nb),
+                     Point::kernel) ||
+            !u.check(blas::trmm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT,
+                                nr, nc, one, dT, nb, dY, nb, dY, nb),
+                     Point::kernel) ||
+            !u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, h, nc, nr, minus, dV, ldv, dY, nb, one, cc, ldd),
+                     Point::kernel))
+          return {false, 0, u.why(), 0};
+      }
+      if (wantq) {  // Q(:, k0:k0+h-1) <- Q(:, ...) * (I - V*T*V^T)
+        T *qb = dQ + k0 * m;
+        if (!u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, nr, h, one, qb, m, dV, ldv, zero, dY, m),
+                     Point::kernel) ||
+            !u.check(blas::trmm(c.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m,
+                                nr, one, dT, nb, dY, m, dY, m),
+                     Point::kernel) ||
+            !u.check(blas::gemm(c.blas, CUBLAS_OP_N, blas::op_c<T>(), m, h, nr, minus, dY, m, dV, ldv, one, qb, m),
+                     Point::kernel))
+          return {false, 0, u.why(), 0};
+      }
+    }
+    cudaEvent_t done = c.download_slots[0].dma_done;
+    if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
+        !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
+        !u.download(down, dR, ldd, j0, j0, r, ldr, m) || (wantq && !u.download(qpieces, dQ, m, 0, j0, q, ldq, 0)) ||
+        !u.land())
+      return {false, 0, u.why(), 0};
+    // Success on the device: rows 0..j0-1 of the columns after the gap move
+    // left by p (row slices in parallel, each in increasing column order so
+    // that a column is read before it is overwritten), then the results land.
+    const idx slices = std::min<idx>(c.download_copies.threads(), std::max<idx>(1, j0 / 256));
+    if (j0 > 0)
+      c.download_copies.run(int(slices), [&](int s) {
+        const idx r0 = j0 * s / slices, r1 = j0 * (s + 1) / slices;
+        for (idx col = j0; col < nn; ++col)
+          std::memmove(r + r0 + col * ldr, r + r0 + (col + p) * ldr, std::size_t(r1 - r0) * sizeof(T));
+      });
+    u.finish();
+    return {true, 0, nullptr, 0};
+  });
+}
+
+template <class T>
+Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu_) {
+  const idx m = m_, n = n_, p = p_, ldr = ldr_, ldu = ldu_;
+  const idx k1 = std::min(m, n);
+  Context *ctx = context();
+  if (!ctx) return {false, 0, context_error(), 0};
+  const idx nb = block_size<T>(p), ldd = std::max<idx>(1, (k1 + 31) / 32 * 32), lddu = (p + 31) / 32 * 32;
+  const idx wide = n - k1;  // columns of U left after the reflectors (M < N)
+  auto rows_r = [&](idx c) { return std::min(c + 1, k1); };
+  const std::vector<Piece> rin = pieces(0, 0, n, sizeof(T), rows_r);
+  const std::vector<Piece> uin = pieces(0, 0, n, sizeof(T), [&](idx) { return p; });
+  const std::vector<Piece> rout = rin;
+  // R's rows m..m+p-1 (M < N): from the device's new_rows output.
+  const std::vector<Piece> nout = wide > 0 ? pieces(m, 0, n, sizeof(T), [&](idx) { return p; }) : std::vector<Piece>{};
+  return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
+    if (!u.fits(u.staged_elems(rout) + u.staged_elems(nout)))
+      return {false, 0, "output larger than the GPU path's pinned staging", 0};
+    Context &c = u.c_;
+    int lwq = 0;
+    if (wide > 0 && !u.check(geqrf_size(c.solver, int(p), int(wide), static_cast<T *>(nullptr), int(lddu), &lwq),
+                             Point::kernel))
+      return {false, 0, u.why(), 0};
+    const std::size_t pw = std::size_t(nb + p) * nb;
+    if (!u.reserve(std::size_t(ldd) * n + std::size_t(lddu) * n + (wide > 0 ? std::size_t(lddu) * n : 0),
+                   std::size_t(nb) * nb + std::size_t(nb) * n + (pw * sizeof(T) > kPanelSmem ? pw : 0) +
+                       std::size_t(lwq) + std::size_t(p) + 64))
+      return {false, 0, u.why(), 0};
+    T *dR = u.take_matrix(std::size_t(ldd) * n), *dU = u.take_matrix(std::size_t(lddu) * n);
+    T *dN = wide > 0 ? u.take_matrix(std::size_t(lddu) * n) : nullptr;
+    T *dT = u.take_work(std::size_t(nb) * nb), *dY = u.take_work(std::size_t(nb) * n);
+    T *gw = u.take_work(pw * sizeof(T) > kPanelSmem ? pw : 1), *dW = u.take_work(std::size_t(lwq) + 1);
+    T *dtau = u.take_work(std::size_t(p) + 1);
+    int *dinfo = reinterpret_cast<int *>(u.take_work(1));
+    if ((k1 > 0 && !u.upload(rin, r, ldr, dR, ldd, 0, 0)) || !u.upload(uin, uh, ldu, dU, lddu, 0, 0) ||
+        !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
+      return {false, 0, u.why(), 0};
+    if (k1 > 0) {
+      zero_below<T><<<grid_cols(k1, n), 256, 0, c.compute_stream>>>(dR, ldd, k1, n, 0);
+      if (!u.launched()) return {false, 0, u.why(), 0};
+    }
+    const T one(1), zero(0), minus(-1);
+    for (idx k0 = 0; k0 < k1; k0 += nb) {
+      const idx nr = std::min(nb, k1 - k0), nc = n - k0 - nr;
+      T *rb = dR + k0 + k0 * ldd, *ub = dU + k0 * lddu;
+      if (!panel(u, rb, ldd, ub, lddu, nr, nr + p, nr, p, false, static_cast<T *>(nullptr), 0, dT, nb, gw))
+        return {false, 0, u.why(), 0};
+      if (nc > 0) {  // [R(k0.., k0+nr..); U(:, k0+nr..)] <- H^T * [...]
+        T *rt = rb + nr * ldd, *ut = ub + nr * lddu;
+        if (!u.check(cudaMemcpy2DAsync(dY, nb * sizeof(T), rt, ldd * sizeof(T), nr * sizeof(T), nc,
+                                       cudaMemcpyDeviceToDevice, c.compute_stream),
+                     Point::copy) ||
+            !u.check(blas::gemm(c.blas, blas::op_c<T>(), CUBLAS_OP_N, nr, nc, p, one, ub, lddu, ut, lddu, one, dY, nb),
+                     Point::kernel) ||
+            !u.check(blas::trmm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT,
+                                nr, nc, one, dT, nb, dY, nb, dY, nb),
+                     Point::kernel))
+          return {false, 0, u.why(), 0};
+        subtract<T><<<grid_cols(nr, nc), 256, 0, c.compute_stream>>>(rt, ldd, dY, nb, nr, nc);
+        if (!u.launched() ||
+            !u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, p, nc, nr, minus, ub, lddu, dY, nb, one, ut, lddu),
+                     Point::kernel))
+          return {false, 0, u.why(), 0};
+      }
+    }
+    if (wide > 0) {  // M < N: the rest of U factored gives R's last p rows
+      T *rest = dU + k1 * lddu;
+      if (!u.check(geqrf(c.solver, int(p), int(wide), rest, int(lddu), dtau, dW, lwq, dinfo), Point::kernel))
+        return {false, 0, u.why(), 0};
+      new_rows<T><<<grid_cols(p, n), 256, 0, c.compute_stream>>>(dN, lddu, dU, lddu, p, n, m);
+      if (!u.launched()) return {false, 0, u.why(), 0};
+    }
+    cudaEvent_t done = c.download_slots[0].dma_done;
+    // Rows below each column's piece, to m+p, are zero in the new R (for
+    // M < N the rows m.. come from nout, so zeros stop at m).
+    const idx zero_to = wide > 0 ? m : m + p;
+    if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
+        !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
+        (k1 > 0 && !u.download(rout, dR, ldd, 0, 0, r, ldr, zero_to)) ||
+        (wide > 0 && !u.download(nout, dN, lddu, m, 0, r, ldr, 0)) || !u.land())
+      return {false, 0, u.why(), 0};
+    u.finish();
+    return {true, 0, nullptr, 0};
+  });
+}
+
+template Result qrupd_delcols(bool, lint, lint, lint, lint, float *, lint, float *, lint);
+template Result qrupd_delcols(bool, lint, lint, lint, lint, double *, lint, double *, lint);
+template Result qrupd_addrows(lint, lint, lint, float *, lint, float *, lint);
+template Result qrupd_addrows(lint, lint, lint, double *, lint, double *, lint);
+
+}  // namespace hqr::gpu
