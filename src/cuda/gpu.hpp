@@ -35,4 +35,11 @@ template <class T> Result trtri(bool upper, bool unit, lint n, T *a, lint lda);
 template <class T> Result lauum(bool upper, lint n, T *a, lint lda);
 template <class T> Result potri(bool upper, lint n, T *a, lint lda);
 
+// Hybrid QR factorization, host memory in and out (geqrf_hybrid.cu): A and
+// tau exactly as LAPACK's xGEQRF leaves them (info is always 0). `resume`
+// counts the leading columns of A, and the tau of their reflectors, that
+// are final in the caller's arrays; the other columns hold the input.
+// *path names the variant that ran, for HQR_VERBOSE.
+template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const char **path);
+
 }  // namespace hqr::gpu
