@@ -5,7 +5,9 @@
 // while panel p+1 is factored, the GPU applies block reflector p to the
 // trailing matrix. Step p:
 //   compute stream: C(p+1) -= V T**H V**H C(p+1)      block column p+1 first
-//   panel stream:   factor panel p+1 (rows p+1.. of block column p+1)
+//   urgent stream:  factor panel p+1 (rows p+1.. of block column p+1); a
+//                   high-priority stream, so that the panel's small kernels
+//                   get the SMs first as the gemm's blocks retire
 //   compute stream: the same update of block columns p+2.., in pieces as
 //                   they arrive from the host
 // The update is xLARFB as cuBLAS level 3: W = V**H C (gemm), W = T**H W
@@ -105,6 +107,32 @@ template <class S> __global__ void fix_zero_tau(int k, const S *tau, S *t, int l
     if (is_zero(tau[i])) t[i + i * ldt] = dev_zero(S());
 }
 
+// The context's high-priority stream and its handles (context.hpp), created
+// once; false if CUDA cannot make them.
+bool urgent_stream(Context &c) {
+  if (c.urgent_blas) return true;
+  int least = 0, greatest = 0;
+  if (!ok(cudaDeviceGetStreamPriorityRange(&least, &greatest))) return false;
+  if (!c.urgent_stream && !ok(cudaStreamCreateWithPriority(&c.urgent_stream, cudaStreamNonBlocking, greatest))) {
+    c.urgent_stream = nullptr;
+    return false;
+  }
+  if (!c.urgent_solver && (!ok(cusolverDnCreate(&c.urgent_solver)) ||
+                           !ok(cusolverDnSetStream(c.urgent_solver, c.urgent_stream)))) {
+    if (c.urgent_solver) cusolverDnDestroy(c.urgent_solver);
+    c.urgent_solver = nullptr;
+    return false;
+  }
+  cublasHandle_t h = nullptr;
+  if (!ok(cublasCreate(&h))) return false;
+  if (!ok(cublasSetStream(h, c.urgent_stream))) {
+    cublasDestroy(h);
+    return false;
+  }
+  c.urgent_blas = h;
+  return true;
+}
+
 // Counts block columns handed from one thread to another.
 class Progress {
  public:
@@ -171,7 +199,7 @@ template <class T> class HybridGeqrf {
     finalized_.wake();
     uploader.join();
     downloader.join();
-    for (cudaStream_t s : {c_.compute_stream, c_.panel_stream, c_.upload_stream, c_.download_stream})
+    for (cudaStream_t s : {c_.compute_stream, c_.urgent_stream, c_.upload_stream, c_.download_stream})
       check(cudaStreamSynchronize(s), Point::sync);
     if (failed_) return finish({false, 0, "CUDA error", stored_columns_.load()});
     return finish({true, 0, nullptr, 0});
@@ -187,16 +215,10 @@ template <class T> class HybridGeqrf {
     if (!c_.matrix.reserve(sizeof(T) * std::size_t(ldda_) * n_)) return false;
     dA_ = static_cast<T *>(c_.matrix.get());
     const dtype t = blas::data_type<T>();
+    if (!urgent_stream(c_)) return false;
     if (mode_ == Panel::gpu) {
-      if (!c_.panel_blas) {
-        if (!ok(cublasCreate(&c_.panel_blas))) {
-          c_.panel_blas = nullptr;
-          return false;
-        }
-        if (!ok(cublasSetStream(c_.panel_blas, c_.panel_stream))) return false;
-      }
       if (!ok(cusolverDnCreateParams(&params_))) return false;
-      if (!ok(cusolverDnXgeqrf_bufferSize(c_.panel_solver, params_, m_, std::min(nb_, n_), t, dA_, ldda_, t, dA_, t,
+      if (!ok(cusolverDnXgeqrf_bufferSize(c_.urgent_solver, params_, m_, std::min(nb_, n_), t, dA_, ldda_, t, dA_, t,
                                           &solver_device_bytes_, &solver_host_bytes_)))
         return false;
       solver_host_.resize(solver_host_bytes_);
@@ -297,10 +319,18 @@ template <class T> class HybridGeqrf {
     };
     std::deque<Pending> pending;
     int slot = 0;
+    // A chunk whose DMA completed holds final columns even if another step
+    // failed meanwhile: it is stored, so that the CPU has less to redo. After
+    // the first chunk that cannot be stored, none is (the stored columns
+    // stay a leading block).
+    bool storing = true;
     auto drain_one = [&] {
       const Pending p = pending.front();
       pending.pop_front();
-      if (failed_ || !check(cudaEventSynchronize(p.s->dma_done), Point::sync)) return;
+      const bool done = failed_ ? ok(cudaEventSynchronize(p.s->dma_done))
+                                : check(cudaEventSynchronize(p.s->dma_done), Point::sync);
+      storing = storing && done;
+      if (!storing) return;
       copy_block(c_.download_copies, sizeof(T), p.r.m, p.r.n, p.s->host, p.r.m, host(p.r.r0, p.r.c0), lda_);
       if (p.with_tau) {
         const lint t0 = p.j * nb_;
@@ -347,12 +377,12 @@ template <class T> class HybridGeqrf {
   bool copy_v(lint p) {
     const lint k0 = p * nb_, mk = panel_rows(p), kf = panel_reflectors(p);
     const int threads = 256, blocks = int(std::min<int64_t>(4096, (mk * kf + threads - 1) / threads));
-    unit_lower_copy<<<blocks, threads, 0, c_.panel_stream>>>(mk, kf, dv(dev(k0, k0)), ldda_, dv(dV_[p % 2]), ldda_);
+    unit_lower_copy<<<blocks, threads, 0, c_.urgent_stream>>>(mk, kf, dv(dev(k0, k0)), ldda_, dv(dV_[p % 2]), ldda_);
     return launched(Point::kernel);
   }
   // Panel p, its V and T are ready: its block column is final and may
   // leave, and its block reflector may be applied.
-  bool panel_finished(lint p) { return check(cudaEventRecord(panel_done_[p], c_.panel_stream), Point::kernel); }
+  bool panel_finished(lint p) { return check(cudaEventRecord(panel_done_[p], c_.urgent_stream), Point::kernel); }
 
   // gpu mode: geqrf, then T = (diag(1/tau) + strictly upper V**H V)**-1.
   bool factor_panel_gpu(lint p) {
@@ -360,23 +390,23 @@ template <class T> class HybridGeqrf {
     const lint k0 = p * nb_, mk = panel_rows(p), kf = panel_reflectors(p);
     const dtype t = blas::data_type<T>();
     T *tau = dtau_ + k0, *dT = dT_[p % 2];
-    if (!check(cusolverDnXgeqrf(c_.panel_solver, params_, mk, panel_cols(p), t, dev(k0, k0), ldda_, t, tau, t,
+    if (!check(cusolverDnXgeqrf(c_.urgent_solver, params_, mk, panel_cols(p), t, dev(k0, k0), ldda_, t, tau, t,
                                 dsolver_, solver_device_bytes_, solver_host_.empty() ? nullptr : solver_host_.data(),
                                 solver_host_bytes_, dinfo_),
                Point::kernel) ||
         !copy_v(p) ||
-        !check(blas::herk(c_.panel_blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kf, mk, R(1), dV_[p % 2], ldda_, R(0),
+        !check(blas::herk(c_.urgent_blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kf, mk, R(1), dV_[p % 2], ldda_, R(0),
                           dG_, nb_),
                Point::kernel))
       return false;
     const int threads = 256, blocks = int(std::min<lint>(1024, (kf * kf + threads - 1) / threads));
-    t_inverse_setup<<<blocks, threads, 0, c_.panel_stream>>>(int(kf), dv(dG_), int(nb_), dv(tau), dv(dT), int(nb_));
+    t_inverse_setup<<<blocks, threads, 0, c_.urgent_stream>>>(int(kf), dv(dG_), int(nb_), dv(tau), dv(dT), int(nb_));
     if (!launched(Point::kernel) ||
-        !check(blas::trsm(c_.panel_blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+        !check(blas::trsm(c_.urgent_blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
                           kf, kf, T(1), dG_, nb_, dT, nb_),
                Point::kernel))
       return false;
-    fix_zero_tau<<<(int(kf) + 255) / 256, 256, 0, c_.panel_stream>>>(int(kf), dv(tau), dv(dT), int(nb_));
+    fix_zero_tau<<<(int(kf) + 255) / 256, 256, 0, c_.urgent_stream>>>(int(kf), dv(tau), dv(dT), int(nb_));
     return launched(Point::kernel) && panel_finished(p);
   }
 
@@ -384,9 +414,9 @@ template <class T> class HybridGeqrf {
   bool send_panel(lint p) {
     const lint k0 = p * nb_, mk = panel_rows(p), kw = panel_cols(p);
     return check(cudaMemcpy2DAsync(hpanel_, mk * sizeof(T), dev(k0, k0), ldda_ * sizeof(T), mk * sizeof(T), kw,
-                                   cudaMemcpyDeviceToHost, c_.panel_stream),
+                                   cudaMemcpyDeviceToHost, c_.urgent_stream),
                  Point::copy) &&
-           check(cudaEventRecord(panel_down_, c_.panel_stream), Point::copy);
+           check(cudaEventRecord(panel_down_, c_.urgent_stream), Point::copy);
   }
   // cpu mode, second half: geqr2 + larft on the host, R, V, T and tau back up.
   bool factor_sent_panel(lint p) {
@@ -395,12 +425,12 @@ template <class T> class HybridGeqrf {
     cpu::geqr2(mk, kw, hpanel_, mk, htau_ + k0, cpu_work_.data());
     cpu::larft(mk, kf, hpanel_, mk, htau_ + k0, hT_, nb_, cpu_work_.data());
     return check(cudaMemcpy2DAsync(dev(k0, k0), ldda_ * sizeof(T), hpanel_, mk * sizeof(T), mk * sizeof(T), kw,
-                                   cudaMemcpyHostToDevice, c_.panel_stream),
+                                   cudaMemcpyHostToDevice, c_.urgent_stream),
                  Point::copy) &&
            check(cudaMemcpy2DAsync(dT_[p % 2], nb_ * sizeof(T), hT_, nb_ * sizeof(T), kf * sizeof(T), kf,
-                                   cudaMemcpyHostToDevice, c_.panel_stream),
+                                   cudaMemcpyHostToDevice, c_.urgent_stream),
                  Point::copy) &&
-           check(cudaMemcpyAsync(dtau_ + k0, htau_ + k0, kf * sizeof(T), cudaMemcpyHostToDevice, c_.panel_stream),
+           check(cudaMemcpyAsync(dtau_ + k0, htau_ + k0, kf * sizeof(T), cudaMemcpyHostToDevice, c_.urgent_stream),
                  Point::copy) &&
            copy_v(p) && panel_finished(p);
   }
@@ -441,7 +471,7 @@ template <class T> class HybridGeqrf {
 
   void factor() {
     const bool gpu = mode_ == Panel::gpu;
-    if (!arrived(0, c_.panel_stream) || !(gpu ? factor_panel_gpu(0) : send_panel(0) && factor_sent_panel(0)) ||
+    if (!arrived(0, c_.urgent_stream) || !(gpu ? factor_panel_gpu(0) : send_panel(0) && factor_sent_panel(0)) ||
         !publish(1))
       return;
     for (lint p = 0; p < npanels_; ++p) {
@@ -450,7 +480,7 @@ template <class T> class HybridGeqrf {
       if (ahead) {  // block column p+1 first, then its panel leaves for the factorization
         if (!arrived(p + 1, c_.compute_stream) || !larfb(p, (p + 1) * nb_, panel_cols(p + 1)) ||
             !check(cudaEventRecord(next_ready_, c_.compute_stream), Point::kernel) ||
-            !check(cudaStreamWaitEvent(c_.panel_stream, next_ready_, 0), Point::sync) ||
+            !check(cudaStreamWaitEvent(c_.urgent_stream, next_ready_, 0), Point::sync) ||
             !(gpu ? factor_panel_gpu(p + 1) && publish(p + 2) : send_panel(p + 1)))
           return;
       }
@@ -494,10 +524,11 @@ template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const ch
   if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
   const Panel mode = config::panel() == config::kPanelCpu ? Panel::cpu : Panel::gpu;
   const int nb_setting = config::nb();
-  // Provisional block sizes (bench/results/qr-*): the GPU's panels want
-  // enough columns for the updates' gemms to run at speed; hqr's CPU panel
-  // is a single core's work and wants fewer.
-  lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 128 : 256;
+  // Block sizes measured on the H200 (bench/results/qr-*): 512 from n =
+  // 8192 (the updates' gemms run faster than the extra panel work costs),
+  // 256 below (and for tall-skinny shapes, where the panels dominate);
+  // hqr's CPU panel is a single core's work and wants fewer.
+  lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 128 : n >= 8192 ? 512 : 256;
   nb = std::min<lint>({nb, n, 1024});
   if (path) *path = mode == Panel::cpu ? "gpu-hybrid (cpu panels)" : "gpu-hybrid (gpu panels)";
   return HybridGeqrf<T>(*c, m, n, a, lda, tau, nb, mode).run();
