@@ -66,6 +66,13 @@ for f in alloc copy:7 kernel:9 sync:4; do
     fired=$(grep -cE "path=cpu \((CUDA error|GPU out of memory)" "$log")
     if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
     echo "HQR_FAULT=$f HQR_PANEL=$panel: $r ($(tail -n 1 "$log"); $fired calls fell back)"
+    # The hybrid geqrf: its tests alone (test_qr's other routines run on the CPU).
+    log="$out/fault-$f-$panel-qr.log"
+    HQR_PANEL=$panel HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='geqrf*' build/test/test_qr >"$log" 2>&1
+    rc=$?
+    fired=$(grep -cE "geqrf.*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
+    if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+    echo "HQR_FAULT=$f HQR_PANEL=$panel test_qr (geqrf): $r ($fired calls fell back)"
   done
 done
 fi
@@ -73,8 +80,8 @@ fi
 if part sanitizer; then
 echo "== compute-sanitizer"
 for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
-  for t in test_potrf_hybrid test_inverse; do
-    HQR_GPU_MIN_N=0 timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 build/test/$t \
+  for t in test_potrf_hybrid test_inverse test_qr; do
+    HQR_TEST_FILTER='geqrf_panels*' HQR_GPU_MIN_N=0 timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 build/test/$t \
         >"$out/sanitizer-$tool-$t.log" 2>&1 || fail=1
     echo "$tool $t: $(grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-$tool-$t.log" | tail -n 2 | tr '\n' ' ')"
   done

@@ -165,6 +165,82 @@ template <class T> void geqrf_minimum_lwork(void **) {
   }
 }
 
+// ---- geqrf at sizes that span several panels ---------------------------------
+
+// With HQR_GPU_MIN_N=0 these run the hybrid GPU path (blocks of HQR_NB, 256
+// by default, and of 48 here through hqr_set_nb): sizes that are not
+// multiples of the block, square, tall (m = 64n), wide, n = 1, lda > m. On a
+// machine without a GPU they check the CPU path.
+// DQRT02's ratios, and R against the reference LAPACK's (|R|, as the signs
+// of R's rows are LAPACK's convention but could flip where a column is
+// nearly dependent), both ratios printed beside the reference's with
+// HQR_TEST_VERBOSE.
+template <class T> void geqrf_panels(void **) {
+  struct Case {
+    lint m, n, pad;
+    int nb;  // 0: the library's default
+    bool minimal_lwork;
+  };
+  constexpr Case kCases[] = {{700, 650, 3, 0, false}, {1100, 300, 0, 0, false}, {300, 900, 5, 0, false},
+                             {1984, 31, 1, 0, false}, {600, 1, 2, 0, false},    {257, 257, 0, 48, false},
+                             {333, 100, 7, 48, true}, {100, 333, 1, 48, false}, {3200, 50, 0, 48, false},
+                             {97, 97, 2, 48, true}};
+  for (const Case &cs : kCases) {
+    const lint m = cs.m, n = cs.n, k = std::min(m, n), lda = m + cs.pad;
+    const std::string ctx =
+        context("%cgeqrf m=%ld n=%ld lda=%ld nb=%d%s", prefix<T>(), long(m), long(n), long(lda), cs.nb,
+                cs.minimal_lwork ? " minimum lwork" : "");
+    hqr_set_nb(cs.nb);
+    const Matrix<T> a0 = random_matrix<T>(m, n, lda);
+    Matrix<T> a = a0;
+    std::vector<T> tau;
+    if (cs.minimal_lwork) {
+      tau.assign(size_t(k), T(0));
+      Work<T> work(geqrf_min_lwork(m, n));
+      assert_info(geqrf<T>(m, n, a.ptr(), lda, tau.data(), work.ptr(), work.lwork), 0, ctx);
+      if (!work.guard_intact()) fail_msg("%s: wrote past WORK(LWORK)", ctx.c_str());
+    } else {
+      tau = factor(a, ctx);
+    }
+    hqr_set_nb(0);
+    lint bi, bj;
+    if (!unchanged_where(a0, a, [](lint, lint) { return false; }, &bi, &bj))
+      fail_msg("%s: padding A(%ld,%ld) was changed", ctx.c_str(), long(bi), long(bj));
+    assert_lapack_reflectors(a, tau, ctx);
+
+    Matrix<T> ref = a0;
+    std::vector<T> ref_tau(static_cast<size_t>(k));
+    std::vector<T> ref_work(size_t(64 * std::max<lint>(n, 1)));
+    assert_info(geqrf<T>(m, n, ref.ptr(), lda, ref_tau.data(), ref_work.data(), lint(ref_work.size()), Lib::ref), 0,
+                ctx + " (reference)");
+    const double anorm = norm_one(block(a0, m, n));
+    double rdiff = 0;
+    Matrix<T> d(m, n);
+    for (lint j = 0; j < n; ++j)
+      for (lint i = 0; i < m; ++i) d(i, j) = T(i <= j ? std::abs(a(i, j)) - std::abs(ref(i, j)) : 0);
+    rdiff = norm_one(d) / (double(m) * anorm * eps<T>());
+    assert_ratio(rdiff, ctx + " |R| - |R_ref|");
+
+    // DQRT02's economical form, Q1 = the first k columns of Q (m-by-k):
+    // R1 = Q1^H A for the first k rows of R, and Q1's orthogonality, which
+    // keeps the tall cases cheap on the CPU.
+    double ratio[2][2];  // [hqr, reference][R1 - Q1^H A, I - Q1^H Q1]
+    for (int which = 0; which < 2; ++which) {
+      const Matrix<T> &f = which == 0 ? a : ref;
+      const std::vector<T> &t = which == 0 ? tau : ref_tau;
+      Matrix<T> q = block(form_q(f, t, k, k, ctx), m, k);
+      Matrix<T> r = upper_trapezoid(block(f, k, n));
+      subtract_product(r, q, 'C', block(a0, m, n), 'N');
+      ratio[which][0] = norm_one(r) / (double(m) * anorm * eps<T>());
+      ratio[which][1] = orthogonality(q);
+    }
+    if (std::getenv("HQR_TEST_VERBOSE"))
+      print_message("%s: reference LAPACK's ratios %.3g %.3g\n", ctx.c_str(), ratio[1][0], ratio[1][1]);
+    assert_ratio(ratio[0][0], ctx + " R - Q^H A");
+    assert_ratio(ratio[0][1], ctx + " I - Q^H Q");
+  }
+}
+
 // ---- ormqr / unmqr ----------------------------------------------------------
 
 // DQRT03: every side/trans against the explicit Q:
@@ -412,8 +488,12 @@ template <class T> void lwork_too_small(void **) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      ALL_TYPES(geqrf_residual),     ALL_TYPES(geqrf_minimum_lwork), ALL_TYPES(ormqr_vs_explicit_q),
+      ALL_TYPES(geqrf_residual),     ALL_TYPES(geqrf_minimum_lwork), ALL_TYPES(geqrf_panels),
+      ALL_TYPES(ormqr_vs_explicit_q),
       ALL_TYPES(ormqr_quick_return), ALL_TYPES(gels_residual),       ALL_TYPES(lwork_too_small),
   };
+  // HQR_TEST_FILTER (a cmocka pattern, e.g. "geqrf*") runs a subset: the GPU
+  // machine's fault and sanitizer runs.
+  if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

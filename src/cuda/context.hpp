@@ -76,6 +76,13 @@ struct Context {
   // On upload_stream / download_stream: transposes of staged data, so that
   // the threads that move data never share a handle with the compute one.
   cublasHandle_t upload_blas = nullptr, download_blas = nullptr;
+  // A high-priority stream, with its own cuSOLVER and cuBLAS handles, for
+  // the critical path of the hybrid geqrf (its panels): their kernels get
+  // the SMs first as the compute stream's gemm blocks retire. Created by the
+  // first call that needs it.
+  cudaStream_t urgent_stream = nullptr;
+  cusolverDnHandle_t urgent_solver = nullptr;
+  cublasHandle_t urgent_blas = nullptr;
   cudaStream_t compute_stream = nullptr;  // updates, trsm, syrk
   cudaStream_t panel_stream = nullptr;    // diagonal blocks to and from the CPU
   cudaStream_t upload_stream = nullptr;   // caller's matrix in

@@ -45,4 +45,11 @@ template <class T> Result potri(bool upper, lint n, T *a, lint lda);
 template <class T> Result qrupd_delcols(bool wantq, lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr);
 template <class T> Result qrupd_addrows(lint m, lint n, lint p, T *r, lint ldr, T *u, lint ldu);
 
+// Hybrid QR factorization, host memory in and out (geqrf_hybrid.cu): A and
+// tau exactly as LAPACK's xGEQRF leaves them (info is always 0). `resume`
+// counts the leading columns of A, and the tau of their reflectors, that
+// are final in the caller's arrays; the other columns hold the input.
+// *path names the variant that ran, for HQR_VERBOSE.
+template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const char **path);
+
 }  // namespace hqr::gpu

@@ -39,6 +39,8 @@ const char *key(Routine r) {
       return "lauum";
     case Routine::potri:
       return "potri";
+    case Routine::geqrf:
+      return "geqrf";
   }
   return "?";
 }

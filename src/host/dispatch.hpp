@@ -6,7 +6,7 @@
 namespace hqr {
 
 enum class Path { cpu, gpu };
-enum class Routine { potrf, trtri, lauum, potri };
+enum class Routine { potrf, trtri, lauum, potri, geqrf };
 
 struct Decision {
   Path path;

@@ -16,10 +16,14 @@ template Result potrf(bool, lint, std::complex<double> *, lint);
 template <class T> Result trtri(bool, bool, lint, T *, lint) { return {false, 0, "built without CUDA", 0}; }
 template <class T> Result lauum(bool, lint, T *, lint) { return {false, 0, "built without CUDA", 0}; }
 template <class T> Result potri(bool, lint, T *, lint) { return {false, 0, "built without CUDA", 0}; }
+template <class T> Result geqrf(lint, lint, T *, lint, T *, const char **) {
+  return {false, 0, "built without CUDA", 0};
+}
 #define HQR_INSTANTIATE(T)                            \
   template Result trtri(bool, bool, lint, T *, lint); \
   template Result lauum(bool, lint, T *, lint);       \
-  template Result potri(bool, lint, T *, lint);
+  template Result potri(bool, lint, T *, lint);       \
+  template Result geqrf(lint, lint, T *, lint, T *, const char **);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)
