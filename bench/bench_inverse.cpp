@@ -10,6 +10,7 @@
 //   quote), and the CPU LAPACK (OpenBLAS, all cores; skipped above
 //   --cpu-max). "best" is the fastest host-to-host peer.
 //   bench_inverse ROUTINES PRECISIONS UPLOS SIZES [reps] [cpu_max]
+//   HQR_BENCH_PEERS=0 times hqr alone (for tuning runs).
 //   e.g. bench_inverse potri,trtri,lauum d LU 4096,8192,16384 3 8192
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -199,6 +200,12 @@ template <class T> void run(Routine rt, const char *uplo, int n, int reps, int c
     if (r > 0) t_hqr.push_back(s);
   }
   std::vector<T> hqr_result = a;
+  if (const char *p = std::getenv("HQR_BENCH_PEERS"); p && *p == '0') {  // tuning runs: hqr alone
+    std::printf("%s%s %s %6d | hqr %8.4f s %7.0f GF/s\n", Traits<T>::name, name(rt), uplo, n, median(t_hqr),
+                flops / median(t_hqr) * 1e-9);
+    std::fflush(stdout);
+    return;
+  }
 
   T *dA;
   CK(cudaMalloc(&dA, bytes));

@@ -1,51 +1,53 @@
 // Hybrid triangular inverse (xTRTRI), triangle times its conjugate transpose
 // (xLAUUM) and their composition, the inverse from a Cholesky factor
 // (xPOTRI), with the caller's matrix in pageable host memory. After Macindoe
-// (UCL, 2013): the CPU works on the diagonal blocks while the GPU runs the
-// big products, and the GPU multiplies out of place into workspace (every
-// output element independent) instead of running trmm/trsm in place.
+// (UCL, 2013): the CPU works on the small diagonal blocks while the GPU runs
+// the big products; measured on the H200, the GPU's share runs fastest as a
+// recursion by halves whose products are nearly all large gemms.
 //
-// The device always holds an upper triangle. For uplo = 'L' the host threads
-// that stage the data conjugate-transpose it on the way: inv(L)**H =
-// inv(L**H) and L**H*L = U*U**H with U = L**H, so one schedule serves both.
-// Device column j is the caller's column j ('U') or row j ('L').
+// The device holds the caller's triangle as it is (uplo 'U' or 'L', no
+// transposes), blocked in nb-wide diagonal blocks. Recursion on blocks
+// k0..k1 split at km (1 = rows/columns before the split, 2 = after):
+//   inverse (trtri):  X11 = inv(T11), X22 = inv(T22)       recursion
+//                     U12 := -X11 * U12 * X22              'U'
+//                     L21 := -X22 * L21 * X11              'L'
+//   product (lauum):  W11 = lauum(T11)                     recursion
+//                     W11 += U12*U12**H;  U12 := U12*U22**H    'U'
+//                     W11 += L21**H*L21;  L21 := L22**H*L21    'L'
+//                     W22 = lauum(T22)                     recursion
+// The in-place triangular products run as trmm_in_place: halves again, a
+// gemm for the off-diagonal half and cuBLAS's out-of-place trmm into an
+// O(n*leaf) workspace at the leaves; W11's update runs as herk_by_halves.
+// A leaf (one diagonal block) only copies in the block the CPU computed:
+// inv(T_kk) (trtri), lauum(T_kk) (lauum), or both, lauum(inv(T_kk)) for the
+// product phase of potri. CPU workers compute all of them from the caller's
+// array from the start, beside the transfers and the GPU. potri runs both
+// phases on the device with no round trip between them.
 //
-// Step k works on block column k, columns j0..j1-1 (nb wide), of the
-// device's upper triangle; W is an n-by-nb workspace:
-//   inverse (trtri):  W = inv(U11) * U12                   trmm (left)
-//                     U22 = inv(U22)                       CPU, copied in
-//                     U12 = -W * inv(U22)                  trmm (right)
-//   product (lauum):  W = A12 * U22**H                     trmm (right)
-//                     W += A13 * A23**H                    gemm
-//                     A22 = U22*U22**H + A23 * A23**H      CPU, copied in; herk
-//                     A12 = W                              copy
-// (1 = rows 0..j0, 2 = block k, 3 = columns j1..n). Both phases run k = 0, 1,
-// ...: inverse step k reads device columns 0..j1 and finishes block column
-// k; product step k reads rows 0..j1 of columns j0..n and finishes block
-// column k. So trtri and potri upload by block columns, lauum by block rows
-// (rows j0..j1 of columns j0..n), and every block column goes back to the
-// caller as soon as it is final.
-//
-// The CPU's share of step k depends only on diagonal block k of the input:
-// inv(U22) (trtri), U22*U22**H (lauum), or both, the product of inv(U22)
-// (potri). So CPU workers compute all of them from the caller's array from
-// the start, in parallel with the transfers and the GPU, and upload them to
-// device workspace for the steps to copy into place.
+// Transfers move only the referenced triangle, in slabs of one block:
+//   in-slab k:  'U' rows 0..j1 of columns j0..j1; 'L' rows j0..j1 of columns 0..j1
+//   out-slab k: 'U' rows j0..j1 of columns j0..n; 'L' rows j0..n of columns j0..j1
+// Uploads are in-slabs in order, so the recursion (leftmost first) starts
+// while the rest still arrives. Results leave as soon as final:
+//   trtri: after each node on the left edge (blocks 0..k1), its in-slabs;
+//   lauum, potri: after each merge on the right edge (blocks km..np), the
+//          out-slabs of its left half, then the right edge's last leaf.
 //
 //   upload thread:    caller -> pinned slot (host copy pool) -> device
 //   CPU workers:      diagonal blocks -> pinned -> device workspace
-//   calling thread:   queues the steps on the compute stream
+//   calling thread:   queues the recursion on the compute stream
 //   download thread:  device -> pinned slot -> caller, referenced triangle only
 //
-// If the GPU fails mid-call, Result::resume counts the leading device
-// columns whose final values are in the caller's array; the rest still
-// holds the input, so the CPU can finish from there. potri downloads inv(U)
-// during its inverse phase, then the product over it: whenever it stops,
-// the caller's array holds inv(U) then U, or the result then inv(U), and
-// either can be finished (gpu.hpp).
+// Stopping early (gpu.hpp, Result::resume): results are final where they are
+// stored, and the slabs are stored in pieces of whole columns or rows along
+// the order in which they become final, so the caller's array always holds
+// the leading `resume` columns or rows of the result and the input elsewhere.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -65,26 +67,41 @@ namespace {
 
 using fault::Point;
 
-// Block size when HQR_NB is unset: the CPU inverts and multiplies nb-by-nb
-// diagonal blocks (2 nb**3/3 flops each for potri), which must keep ahead of
-// the GPU's steps. Provisional until measured on the H200.
+// Diagonal block order when HQR_NB is unset. The CPU inverts and multiplies
+// these blocks (2 nb**3/3 flops each for potri) while the GPU runs; smaller
+// ones cost the GPU more launches, larger ones the CPU more time.
 constexpr lint kDefaultNb = 256;
 // CPU threads for the diagonal blocks (each with its own pinned block pair).
 constexpr int kDiagWorkers = 4;
+// Triangles of at most this order go to cuBLAS's trmm/herk whole; larger
+// ones split in halves around a gemm. HQR_INV_LEAF overrides it (a tuning
+// knob for measurement).
+constexpr lint kDefaultLeaf = 1024;
+lint leaf_order() {
+  const char *v = std::getenv("HQR_INV_LEAF");
+  const long n = v ? std::atol(v) : 0;
+  return n >= 64 ? n : kDefaultLeaf;
+}
 
 enum class Op { trtri, lauum, potri };
-enum Phase { kInverse = 0, kProduct = 1 };  // trtri's steps, lauum's steps
 
-// A rectangle of the device's matrix: rows r0..r0+m-1, columns c0..c0+n-1.
+// A rectangle of the matrix: rows r0..r0+m-1, columns c0..c0+n-1.
 struct Rect {
   lint r0, c0, m, n;
 };
 
-// Splits a rectangle into pieces of whole columns that fit one staging slot.
-std::vector<Rect> chunks(const Rect &r, std::size_t elem) {
-  const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(r.m) * elem)));
+// Splits a rectangle into pieces of whole columns (or whole rows) that fit
+// one staging slot, in order.
+enum class Cut { columns, rows };
+std::vector<Rect> chunks(const Rect &r, std::size_t elem, Cut cut) {
   std::vector<Rect> out;
-  for (lint j = 0; j < r.n; j += per) out.push_back({r.r0, r.c0 + j, r.m, std::min(per, r.n - j)});
+  if (cut == Cut::columns) {
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(r.m) * elem)));
+    for (lint j = 0; j < r.n; j += per) out.push_back({r.r0, r.c0 + j, r.m, std::min(per, r.n - j)});
+  } else {
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(r.n) * elem)));
+    for (lint i = 0; i < r.m; i += per) out.push_back({r.r0 + i, r.c0, std::min(per, r.m - i), r.n});
+  }
   return out;
 }
 
@@ -95,11 +112,11 @@ template <class F> void for_pieces(CopyPool &pool, lint count, F &&f) {
   pool.run(int(pieces), [&](int p) { f(std::min(count, p * per), std::min(count, (p + 1) * per)); });
 }
 
-template <class T> T conj_(T x) {
-  if constexpr (is_complex<T>)
-    return std::conj(x);
-  else
-    return x;
+// The first half of a triangle of order t > 64 that is split: about half,
+// a multiple of 64 so that the gemms run on aligned tiles.
+lint half(lint t) {
+  const lint h = (t / 2 + 63) / 64 * 64;
+  return h < t ? h : t / 2;
 }
 
 // What the threads of one call tell each other: every state change happens
@@ -132,27 +149,33 @@ class Board {
   std::atomic<bool> failed_{false};
 };
 
+using clk = std::chrono::steady_clock;
+
 template <class T> class HybridInverse {
  public:
   HybridInverse(Context &c, Op op, bool upper, bool unit, lint n, T *a, lint lda, lint nb)
       : c_(c), op_(op), upper_(upper), unit_(unit), n_(n), a_(a), lda_(lda), nb_(nb), np_((n + nb - 1) / nb),
-        ldda_((n + 31) / 32 * 32) {}
+        ldda_((n + 31) / 32 * 32), leaf_(std::max(nb, leaf_order())),
+        fill_(upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER) {}
 
   Result run() {
+    start_ = clk::now();
     const std::size_t sz = sizeof(T), block = std::size_t(nb_) * nb_;
     if (std::size_t(n_) * sz > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", 0};
     const std::size_t diagonals = block * np_;
+    const int phases = (op_ == Op::potri) ? 2 : 1;
     if (fault::hit(Point::alloc) || !c_.matrix.reserve(sz * ldda_ * n_) ||
-        !c_.workspace.reserve(sz * (std::size_t(ldda_) * nb_ + diagonals * (has(kInverse) + has(kProduct)))) ||
+        !c_.workspace.reserve(sz * (std::size_t(ldda_) * leaf_ + diagonals * phases)) ||
         !c_.panel.reserve(sz * 2 * block * kDiagWorkers))
       return {false, 0, "GPU out of memory", 0};
     dA_ = static_cast<T *>(c_.matrix.get());
     dW_ = static_cast<T *>(c_.workspace.get());
-    dInv_ = dW_ + std::size_t(ldda_) * nb_;
-    dLau_ = dInv_ + (has(kInverse) ? diagonals : 0);
+    dInv_ = dW_ + std::size_t(ldda_) * leaf_;
+    dLau_ = op_ == Op::potri ? dInv_ + diagonals : dInv_;
     diag_done_.assign(np_, 0);
-    if (!events(arrived_) || !events(diag_up_) || (has(kInverse) && !events(done_[kInverse])) ||
-        (has(kProduct) && !events(done_[kProduct])) || (op_ == Op::potri && !events(saved_)))
+    final_of_.assign(np_, 0);
+    if (!events(arrived_, false) || !events(diag_up_, false) || !events(final_ev_, false) ||
+        !events(phase_ev_, true, 3))
       return finish({false, 0, "CUDA event", 0});
 
     std::vector<std::thread> threads;
@@ -169,33 +192,43 @@ template <class T> class HybridInverse {
     for (std::thread &t : threads) t.join();
     for (cudaStream_t s : {c_.compute_stream, c_.panel_stream, c_.upload_stream, c_.download_stream})
       check(Point::sync, cudaStreamSynchronize(s));
-    if (board_.failed()) return finish({false, 0, "CUDA error", resume()});
+    if (board_.failed()) return finish({false, 0, "CUDA error", stored_});
+    if (config::verbose_level() >= 2) report();
     return finish({true, 0, nullptr, 0});
   }
 
  private:
-  bool has(Phase p) const { return op_ == Op::potri || (p == kInverse) == (op_ == Op::trtri); }
+  bool has_inverse() const { return op_ != Op::lauum; }
+  bool has_product() const { return op_ != Op::trtri; }
 
-  bool events(std::vector<cudaEvent_t> &v) {
-    v.assign(np_, nullptr);
+  bool events(std::vector<cudaEvent_t> &v, bool timing, lint count = 0) {
+    v.assign(count > 0 ? count : np_, nullptr);
     for (cudaEvent_t &e : v)
-      if (!ok(cudaEventCreateWithFlags(&e, cudaEventDisableTiming))) return false;
+      if (!ok(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming))) return false;
     return true;
   }
 
   Result finish(Result r) {
-    for (auto *v : {&arrived_, &diag_up_, &done_[kInverse], &done_[kProduct], &saved_})
+    for (auto *v : {&arrived_, &diag_up_, &final_ev_, &phase_ev_})
       for (cudaEvent_t e : *v)
         if (e) cudaEventDestroy(e);
     if (!r.ran) (void)cudaGetLastError();
     return r;
   }
 
-  // Leading device columns final in the caller's array (gpu.hpp).
-  lint resume() const {
-    if (op_ == Op::trtri) return stored_[kInverse];
-    if (op_ == Op::lauum) return stored_[kProduct];
-    return stored_[kInverse] + stored_[kProduct];
+  double since_start() const { return std::chrono::duration<double>(clk::now() - start_).count(); }
+
+  // HQR_VERBOSE=2: where the time went (host clock from the call's start;
+  // the GPU phases from the compute stream's first command).
+  void report() {
+    float inverse = 0, product = 0;
+    cudaEventElapsedTime(&inverse, phase_ev_[0], phase_ev_[1]);
+    cudaEventElapsedTime(&product, phase_ev_[1], phase_ev_[2]);
+    std::fprintf(stderr,
+                 "hqr: inverse n=%ld nb=%ld leaf=%ld phases (s): uploads done %.4f, diagonal blocks done %.4f, "
+                 "queued %.4f, gpu inverse %.4f + product %.4f, stores done %.4f\n",
+                 long(n_), long(nb_), long(leaf_), uploads_done_, diagonals_done_, queued_, inverse * 1e-3,
+                 product * 1e-3, since_start());
   }
 
   T *dev(lint i, lint j) const { return dA_ + i + std::size_t(j) * ldda_; }
@@ -206,10 +239,17 @@ template <class T> class HybridInverse {
   lint first(lint k) const { return k * nb_; }
   lint width(lint k) const { return std::min(nb_, n_ - k * nb_); }
 
-  // Block column k: rows 0..j1 of columns j0..j1. Block row k: rows j0..j1
-  // of columns j0..n.
-  Rect block_column(lint k) const { return {0, first(k), first(k) + width(k), width(k)}; }
-  Rect block_row(lint k) const { return {first(k), first(k), width(k), n_ - first(k)}; }
+  Rect in_slab(lint k) const {
+    const lint j0 = first(k), jb = width(k);
+    return upper_ ? Rect{0, j0, j0 + jb, jb} : Rect{j0, 0, jb, j0 + jb};
+  }
+  Rect out_slab(lint k) const {
+    const lint j0 = first(k), jb = width(k);
+    return upper_ ? Rect{j0, j0, jb, n_ - j0} : Rect{j0, j0, n_ - j0, jb};
+  }
+  // The direction in which results become final, which Result::resume
+  // counts: columns for trtri 'U' and lauum 'L', rows otherwise.
+  Cut final_cut() const { return (op_ == Op::trtri) == upper_ ? Cut::columns : Cut::rows; }
 
   // Threads start on device 0: make the serving device current.
   bool on_device() {
@@ -226,16 +266,17 @@ template <class T> class HybridInverse {
 
   // ---- upload ---------------------------------------------------------------
 
-  // Caller -> pinned slot -> device, step by step: the block columns for
-  // trtri and potri, the block rows for lauum.
+  // Caller -> pinned slot -> device, in-slab by in-slab. Whole rectangles
+  // move, so a diagonal block's other half carries whatever the caller's
+  // other triangle holds; the device never reads it and it never comes back.
   void upload() {
     if (!on_device()) return;
     int slot = 0;
     for (lint k = 0; k < np_; ++k) {
-      for (const Rect &r : chunks(op_ == Op::lauum ? block_row(k) : block_column(k), sizeof(T))) {
+      for (const Rect &r : chunks(in_slab(k), sizeof(T), Cut::columns)) {
         StagingSlot &s = c_.upload_slots[slot++ % Context::kSlots];
         if (!check(Point::sync, cudaEventSynchronize(s.dma_done))) return;
-        stage(r, static_cast<T *>(s.host));
+        copy_block(c_.upload_copies, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, s.host, r.m);
         if (!check(Point::copy, cudaMemcpy2DAsync(dev(r.r0, r.c0), ldda_ * sizeof(T), s.host, r.m * sizeof(T),
                                                   r.m * sizeof(T), r.n, cudaMemcpyHostToDevice, c_.upload_stream)) ||
             !check(Point::sync, cudaEventRecord(s.dma_done, c_.upload_stream)))
@@ -244,36 +285,17 @@ template <class T> class HybridInverse {
       if (!check(Point::sync, cudaEventRecord(arrived_[k], c_.upload_stream))) return;
       board_.post([&] { uploaded_ = k + 1; });
     }
-  }
-
-  // Caller -> pinned: rectangle r of the device's matrix, packed with
-  // leading dimension r.m. Whole rectangles move, so the diagonal block's
-  // other half carries whatever the caller's other triangle holds; the
-  // device never reads it and it never comes back.
-  void stage(const Rect &r, T *staged) {
-    if (upper_) {
-      copy_block(c_.upload_copies, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, staged, r.m);
-      return;
-    }
-    for_pieces(c_.upload_copies, r.m, [&](lint i0, lint i1) {
-      // Row i of the rectangle is the caller's column r.r0+i, rows
-      // r.c0..: read contiguously, scatter conjugated into the row.
-      for (lint i = i0; i < i1; ++i) {
-        const T *src = host(r.c0, r.r0 + i);
-        for (lint jj = 0; jj < r.n; ++jj) staged[i + std::size_t(jj) * r.m] = conj_(src[jj]);
-      }
-    });
+    uploads_done_ = since_start();
   }
 
   // ---- download -------------------------------------------------------------
 
-  // Device -> pinned slot -> caller, each block column once final: for
-  // potri the inverse phase's, then the product phase's. DMAs run up to
-  // kSlots chunks ahead of the host copies.
+  // Device -> pinned slot -> caller, each slab once final (in-slabs for
+  // trtri, out-slabs for lauum and potri). DMAs run up to kSlots pieces ahead
+  // of the host copies.
   void download() {
     if (!on_device()) return;
     struct Pending {
-      Phase p;
       Rect r;
       StagingSlot *s;
     };
@@ -282,183 +304,241 @@ template <class T> class HybridInverse {
     auto drain_one = [&] {
       const Pending q = pending.front();
       pending.pop_front();
-      if (check(Point::sync, cudaEventSynchronize(q.s->dma_done))) store(q.p, q.r, static_cast<const T *>(q.s->host));
+      if (check(Point::sync, cudaEventSynchronize(q.s->dma_done))) store(q.r, static_cast<const T *>(q.s->host));
     };
-    for (Phase p : {kInverse, kProduct}) {
-      if (!has(p)) continue;
-      for (lint k = 0; k < np_; ++k) {
-        if (!board_.wait([&] { return final_[p] > k; }) ||
-            !check(Point::sync, cudaStreamWaitEvent(c_.download_stream, done_[p][k], 0)))
+    lint waited = -1;  // the last final event the download stream waits for
+    for (lint k = 0; k < np_; ++k) {
+      if (!board_.wait([&] { return final_ > k; })) return;
+      if (final_of_[k] != waited) {
+        waited = final_of_[k];
+        if (!check(Point::sync, cudaStreamWaitEvent(c_.download_stream, final_ev_[waited], 0))) return;
+      }
+      for (const Rect &r : chunks(op_ == Op::trtri ? in_slab(k) : out_slab(k), sizeof(T), final_cut())) {
+        if (pending.size() == std::size_t(Context::kSlots)) drain_one();
+        StagingSlot &s = c_.download_slots[slot++ % Context::kSlots];
+        if (!check(Point::copy, cudaMemcpy2DAsync(s.host, r.m * sizeof(T), dev(r.r0, r.c0), ldda_ * sizeof(T),
+                                                  r.m * sizeof(T), r.n, cudaMemcpyDeviceToHost, c_.download_stream)) ||
+            !check(Point::sync, cudaEventRecord(s.dma_done, c_.download_stream)))
           return;
-        for (const Rect &r : chunks(block_column(k), sizeof(T))) {
-          if (pending.size() == std::size_t(Context::kSlots)) drain_one();
-          StagingSlot &s = c_.download_slots[slot++ % Context::kSlots];
-          if (!check(Point::copy, cudaMemcpy2DAsync(s.host, r.m * sizeof(T), dev(r.r0, r.c0), ldda_ * sizeof(T),
-                                                    r.m * sizeof(T), r.n, cudaMemcpyDeviceToHost,
-                                                    c_.download_stream)) ||
-              !check(Point::sync, cudaEventRecord(s.dma_done, c_.download_stream)))
-            return;
-          pending.push_back({p, r, &s});
-        }
-        // potri: the product phase may overwrite block column k on the
-        // device once its inverse is on the way out.
-        if (p == kInverse && op_ == Op::potri) {
-          if (!check(Point::sync, cudaEventRecord(saved_[k], c_.download_stream))) return;
-          board_.post([&] { saved_count_ = k + 1; });
-        }
+        pending.push_back({r, &s});
       }
     }
     while (!pending.empty() && !board_.failed()) drain_one();
   }
 
-  // Pinned -> caller: block column chunk r of phase p, only the elements of
-  // the referenced triangle (without the diagonal for a unit trtri).
-  void store(Phase p, const Rect &r, const T *staged) {
-    const lint skip = p == kInverse && unit_ ? 1 : 0;  // device (i,j) is stored when i <= j - skip
-    if (upper_) {
-      for_pieces(c_.download_copies, r.n, [&](lint j0, lint j1) {
-        for (lint jj = j0; jj < j1; ++jj) {
-          const lint j = r.c0 + jj, end = std::min(r.r0 + r.m, j + 1 - skip);
-          if (end > r.r0) std::memcpy(host(r.r0, j), staged + std::size_t(jj) * r.m, (end - r.r0) * sizeof(T));
-        }
-      });
-    } else {
-      for_pieces(c_.download_copies, r.m, [&](lint i0, lint i1) {
-        for (lint i = i0; i < i1; ++i) {  // row r.r0+i of the chunk = the caller's column r.r0+i
-          const lint row = r.r0 + i;
-          T *dst = host(r.c0, row);
-          for (lint jj = std::max<lint>(0, row + skip - r.c0); jj < r.n; ++jj)
-            dst[jj] = conj_(staged[i + std::size_t(jj) * r.m]);
-        }
-      });
-    }
-    stored_[p] = r.c0 + r.n;
+  // Pinned -> caller: piece r of a slab, only the elements of the
+  // referenced triangle (without the diagonal for a unit trtri).
+  void store(const Rect &r, const T *staged) {
+    const lint skip = op_ == Op::trtri && unit_ ? 1 : 0;
+    for_pieces(c_.download_copies, r.n, [&](lint j0, lint j1) {
+      for (lint jj = j0; jj < j1; ++jj) {
+        const lint j = r.c0 + jj;
+        const lint lo = upper_ ? r.r0 : std::max(r.r0, j + skip);
+        const lint hi = upper_ ? std::min(r.r0 + r.m, j + 1 - skip) : r.r0 + r.m;
+        if (hi > lo)
+          std::memcpy(host(lo, j), staged + (lo - r.r0) + std::size_t(jj) * r.m, std::size_t(hi - lo) * sizeof(T));
+      }
+    });
+    stored_ = final_cut() == Cut::columns ? r.c0 + r.n : r.r0 + r.m;
   }
 
   // ---- diagonal blocks on the CPU -------------------------------------------
 
   // Worker w: diagonal blocks w, w + kDiagWorkers, ... from the caller's
-  // array (which nothing writes before the block's step has used them) to
+  // array (which nothing writes before the block's leaf has used them) to
   // the device workspace.
   void diagonals_on_cpu(int w) {
-    if (!on_device()) return;
-    const std::size_t block = std::size_t(nb_) * nb_;
-    T *inv = static_cast<T *>(c_.panel.get()) + 2 * block * w, *lau = inv + block;
-    cudaEvent_t uploaded = nullptr;  // the last upload from this worker's blocks
-    for (lint k = w; k < np_ && !board_.failed(); k += kDiagWorkers) {
-      const lint j0 = first(k), jb = width(k);
-      if (uploaded && !check(Point::sync, cudaEventSynchronize(uploaded))) return;
-      if (has(kInverse)) {
-        load_diagonal(j0, jb, inv);
-        cpu::trti2<T>(true, unit_, jb, inv, jb, nullptr);
-        if (!check(Point::copy, cudaMemcpy2DAsync(inv_block(k), nb_ * sizeof(T), inv, jb * sizeof(T), jb * sizeof(T),
-                                                  jb, cudaMemcpyHostToDevice, c_.panel_stream)))
-          return;
+    try {
+      if (!on_device()) return;
+      const std::size_t block = std::size_t(nb_) * nb_;
+      T *inv = static_cast<T *>(c_.panel.get()) + 2 * block * w, *lau = inv + block;
+      std::vector<T> work(upper_ ? 0 : block);  // trti2 and lauu2 run 'L' on a transposed copy
+      cudaEvent_t uploaded = nullptr;           // the last upload from this worker's blocks
+      for (lint k = w; k < np_ && !board_.failed(); k += kDiagWorkers) {
+        const lint j0 = first(k), jb = width(k);
+        if (uploaded && !check(Point::sync, cudaEventSynchronize(uploaded))) return;
+        if (has_inverse()) {
+          load_diagonal(j0, jb, inv);
+          cpu::trti2<T>(upper_, unit_, jb, inv, jb, work.data());
+          if (!check(Point::copy, cudaMemcpy2DAsync(inv_block(k), nb_ * sizeof(T), inv, jb * sizeof(T),
+                                                    jb * sizeof(T), jb, cudaMemcpyHostToDevice, c_.panel_stream)))
+            return;
+        }
+        if (has_product()) {
+          if (op_ == Op::potri)
+            std::memcpy(lau, inv, sizeof(T) * jb * jb);
+          else
+            load_diagonal(j0, jb, lau);
+          cpu::lauu2<T>(upper_, jb, lau, jb, work.data());
+          if (!check(Point::copy, cudaMemcpy2DAsync(lau_block(k), nb_ * sizeof(T), lau, jb * sizeof(T),
+                                                    jb * sizeof(T), jb, cudaMemcpyHostToDevice, c_.panel_stream)))
+            return;
+        }
+        if (!check(Point::sync, cudaEventRecord(diag_up_[k], c_.panel_stream))) return;
+        uploaded = diag_up_[k];
+        board_.post([&] {
+          diag_done_[k] = 1;
+          diagonals_done_ = std::max(diagonals_done_, since_start());
+        });
       }
-      if (has(kProduct)) {
-        if (op_ == Op::potri)
-          std::memcpy(lau, inv, sizeof(T) * jb * jb);
-        else
-          load_diagonal(j0, jb, lau);
-        cpu::lauu2<T>(true, jb, lau, jb, nullptr);
-        if (!check(Point::copy, cudaMemcpy2DAsync(lau_block(k), nb_ * sizeof(T), lau, jb * sizeof(T), jb * sizeof(T),
-                                                  jb, cudaMemcpyHostToDevice, c_.panel_stream)))
-          return;
-      }
-      if (!check(Point::sync, cudaEventRecord(diag_up_[k], c_.panel_stream))) return;
-      uploaded = diag_up_[k];
-      board_.post([&] { diag_done_[k] = 1; });
+    } catch (...) {  // out of host memory for `work`
+      board_.fail();
     }
   }
 
-  // The caller's diagonal block at j0 as the device's upper triangle, into
-  // `d` (leading dimension jb); a unit diagonal is not read (ones go in).
+  // The caller's diagonal block at j0 (its uplo triangle) into `d`, leading
+  // dimension jb; a unit diagonal is not read (ones go in).
   void load_diagonal(lint j0, lint jb, T *d) const {
-    for (lint j = 0; j < jb; ++j)
-      for (lint i = 0; i <= j; ++i) {
-        T &x = d[i + std::size_t(j) * jb];
-        if (i == j && unit_)
-          x = T(1);
-        else
-          x = upper_ ? *host(j0 + i, j0 + j) : conj_(*host(j0 + j, j0 + i));
-      }
+    for (lint j = 0; j < jb; ++j) {
+      const lint lo = upper_ ? 0 : j, hi = upper_ ? j + 1 : jb;
+      std::memcpy(d + lo + std::size_t(j) * jb, host(j0 + lo, j0 + j), sizeof(T) * (hi - lo));
+      if (unit_) d[j + std::size_t(j) * jb] = T(1);
+    }
   }
 
-  // ---- the steps ------------------------------------------------------------
+  // ---- the recursion ----------------------------------------------------------
 
   void compute() {
-    for (Phase p : {kInverse, kProduct}) {
-      if (!has(p)) continue;
-      for (lint k = 0; k < np_; ++k)
-        if (!(p == kInverse ? inverse_step(k) : product_step(k))) return board_.fail();
-    }
+    bool ok_ = check(Point::sync, cudaEventRecord(phase_ev_[0], c_.compute_stream));
+    if (ok_ && has_inverse()) ok_ = inverse(0, np_);
+    ok_ = ok_ && check(Point::sync, cudaEventRecord(phase_ev_[1], c_.compute_stream));
+    if (ok_ && has_product()) ok_ = product(0, np_, true);
+    ok_ = ok_ && check(Point::sync, cudaEventRecord(phase_ev_[2], c_.compute_stream));
+    queued_ = since_start();
+    if (!ok_) board_.fail();
   }
 
-  // The compute stream waits for step k's upload.
+  // The compute stream waits for the in-slabs up to block k.
   bool arrived(lint k) {
+    if (k < waited_upload_) return true;
+    waited_upload_ = k + 1;
     return board_.wait([&] { return uploaded_ > k; }) &&
            check(Point::sync, cudaStreamWaitEvent(c_.compute_stream, arrived_[k], 0));
   }
-  // ... for diagonal block k from the CPU.
-  bool diagonal_ready(lint k) {
+  // ... and for diagonal block k from the CPU, which it copies into place.
+  bool leaf(lint k, const T *block) {
+    const lint j0 = first(k), jb = width(k);
     return board_.wait([&] { return diag_done_[k] != 0; }) &&
-           check(Point::sync, cudaStreamWaitEvent(c_.compute_stream, diag_up_[k], 0));
+           check(Point::sync, cudaStreamWaitEvent(c_.compute_stream, diag_up_[k], 0)) &&
+           check(Point::copy, cudaMemcpy2DAsync(dev(j0, j0), ldda_ * sizeof(T), block, nb_ * sizeof(T),
+                                                jb * sizeof(T), jb, cudaMemcpyDeviceToDevice, c_.compute_stream));
   }
-  // ... for potri's inverse of block column k to be on its way out.
-  bool saved(lint k) {
-    return board_.wait([&] { return saved_count_ > k; }) &&
-           check(Point::sync, cudaStreamWaitEvent(c_.compute_stream, saved_[k], 0));
-  }
-  // Block column k of phase p is final once the stream gets here.
-  bool done(Phase p, lint k) {
-    if (!check(Point::sync, cudaEventRecord(done_[p][k], c_.compute_stream))) return false;
-    board_.post([&] { final_[p] = k + 1; });
+  // Blocks final_ .. k1-1 are final once the stream gets here.
+  bool now_final(lint k1) {
+    const lint k0 = final_;
+    if (k1 <= k0) return true;
+    if (!check(Point::sync, cudaEventRecord(final_ev_[k0], c_.compute_stream))) return false;
+    board_.post([&] {
+      for (lint k = k0; k < k1; ++k) final_of_[k] = k0;
+      final_ = k1;
+    });
     return true;
   }
-  bool copy_on_device(T *dst, const T *src, lint ld_src, lint m, lint n) {
-    return check(Point::copy, cudaMemcpy2DAsync(dst, ldda_ * sizeof(T), src, ld_src * sizeof(T), m * sizeof(T), n,
-                                                cudaMemcpyDeviceToDevice, c_.compute_stream));
-  }
 
-  // U12 = -inv(U11) * U12 * inv(U22); U22 = inv(U22).
-  bool inverse_step(lint k) {
-    const lint j0 = first(k), jb = width(k);
-    const auto upper = CUBLAS_FILL_MODE_UPPER;
+  // Blocks k0..k1-1 of the triangle := its inverse.
+  bool inverse(lint k0, lint k1) {
+    const bool left_edge = k0 == 0 && op_ == Op::trtri;
+    if (k1 - k0 == 1) return arrived(k0) && leaf(k0, inv_block(k0)) && (!left_edge || now_final(k1));
+    const lint km = k0 + (k1 - k0 + 1) / 2;
+    if (!inverse(k0, km) || !inverse(km, k1)) return false;
+    const lint c0 = first(k0), m = first(km), c1 = first(k1 - 1) + width(k1 - 1);
     const auto diag = unit_ ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
-    if (!arrived(k)) return false;
-    if (j0 > 0 && !check(Point::kernel, blas::trmm(c_.blas, CUBLAS_SIDE_LEFT, upper, CUBLAS_OP_N, diag, j0, jb, T(1),
-                                                   dev(0, 0), ldda_, dev(0, j0), ldda_, dW_, ldda_)))
-      return false;
-    if (!diagonal_ready(k) || !copy_on_device(dev(j0, j0), inv_block(k), nb_, jb, jb)) return false;
-    if (j0 > 0 && !check(Point::kernel, blas::trmm(c_.blas, CUBLAS_SIDE_RIGHT, upper, CUBLAS_OP_N, diag, j0, jb,
-                                                   T(-1), dev(j0, j0), ldda_, dW_, ldda_, dev(0, j0), ldda_)))
-      return false;
-    return done(kInverse, k);
+    const bool ok_ =
+        upper_ ? trmm_in_place(CUBLAS_SIDE_LEFT, CUBLAS_OP_N, diag, m - c0, c1 - m, T(1), dev(c0, c0), dev(c0, m)) &&
+                     trmm_in_place(CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, diag, m - c0, c1 - m, T(-1), dev(m, m), dev(c0, m))
+               : trmm_in_place(CUBLAS_SIDE_LEFT, CUBLAS_OP_N, diag, c1 - m, m - c0, T(1), dev(m, m), dev(m, c0)) &&
+                     trmm_in_place(CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, diag, c1 - m, m - c0, T(-1), dev(c0, c0), dev(m, c0));
+    return ok_ && (!left_edge || now_final(k1));
   }
 
-  // A12 = A12 * U22**H + A13 * A23**H; A22 = U22*U22**H + A23 * A23**H.
-  bool product_step(lint k) {
-    using R = typename Prec<T>::real;
-    const lint j0 = first(k), jb = width(k), j1 = j0 + jb, rest = n_ - j1;
-    const auto upper = CUBLAS_FILL_MODE_UPPER;
+  // Blocks k0..k1-1 of the triangle := U*U**H ('U') or L**H*L ('L').
+  // `right_edge`: no merge above this one writes these blocks' rows ('U')
+  // or columns ('L'), so they are final once written here.
+  bool product(lint k0, lint k1, bool right_edge) {
+    if (op_ == Op::lauum && !arrived(k1 - 1)) return false;
+    if (k1 - k0 == 1) return leaf(k0, lau_block(k0)) && (!right_edge || now_final(k1));
+    const lint km = k0 + (k1 - k0 + 1) / 2;
+    if (!product(k0, km, false)) return false;
+    const lint c0 = first(k0), m = first(km), c1 = first(k1 - 1) + width(k1 - 1);
     const cublasOperation_t C = blas::op_c<T>();
-    if (op_ == Op::lauum && !arrived(k)) return false;
-    if (j0 > 0) {
-      if (!check(Point::kernel, blas::trmm(c_.blas, CUBLAS_SIDE_RIGHT, upper, C, CUBLAS_DIAG_NON_UNIT, j0, jb, T(1),
-                                           dev(j0, j0), ldda_, dev(0, j0), ldda_, dW_, ldda_)))
-        return false;
-      if (rest > 0 && !check(Point::kernel, blas::gemm(c_.blas, CUBLAS_OP_N, C, j0, jb, rest, T(1), dev(0, j1), ldda_,
-                                                       dev(j0, j1), ldda_, T(1), dW_, ldda_)))
-        return false;
+    const bool ok_ =
+        upper_ ? herk_by_halves(CUBLAS_OP_N, m - c0, c1 - m, dev(c0, m), dev(c0, c0)) &&
+                     trmm_in_place(CUBLAS_SIDE_RIGHT, C, CUBLAS_DIAG_NON_UNIT, m - c0, c1 - m, T(1), dev(m, m),
+                                   dev(c0, m))
+               : herk_by_halves(C, m - c0, c1 - m, dev(m, c0), dev(c0, c0)) &&
+                     trmm_in_place(CUBLAS_SIDE_LEFT, C, CUBLAS_DIAG_NON_UNIT, c1 - m, m - c0, T(1), dev(m, m),
+                                   dev(m, c0));
+    return ok_ && (!right_edge || now_final(km)) && product(km, k1, right_edge);
+  }
+
+  // B := alpha*op(A)*B (side left, A of order m) or alpha*B*op(A) (side
+  // right, order n), in place; A is triangular in the call's uplo, A and B
+  // lie in the device matrix. Split in halves, op(A) = [S11 S12; S21 S22]
+  // with one of S12, S21 zero; each half of B is formed from halves of B
+  // that are still the input, so the order below matters. At the leaves
+  // cuBLAS multiplies out of place into the workspace (every output element
+  // independent) and the result is copied back.
+  bool trmm_in_place(cublasSideMode_t side, cublasOperation_t op, cublasDiagType_t diag, lint m, lint n, T alpha,
+                     const T *a, T *b) {
+    const bool left = side == CUBLAS_SIDE_LEFT;
+    const lint t = left ? m : n;
+    if (t <= leaf_)
+      return check(Point::kernel, blas::trmm(c_.blas, side, fill_, op, diag, m, n, alpha, a, ldda_, b, ldda_, dW_, m)) &&
+             check(Point::copy, cudaMemcpy2DAsync(b, ldda_ * sizeof(T), dW_, m * sizeof(T), m * sizeof(T), n,
+                                                  cudaMemcpyDeviceToDevice, c_.compute_stream));
+    const lint h = half(t), r = t - h;
+    const T *a11 = a, *a22 = a + h + std::size_t(h) * ldda_;
+    // The stored off-diagonal block: A12 ('U', h-by-r) or A21 ('L', r-by-h);
+    // op(A)'s is S12 = op(it) when op(A) is upper, S21 = op(it) otherwise.
+    const T *off = upper_ ? a + std::size_t(h) * ldda_ : a + h;
+    const bool op_upper = upper_ == (op == CUBLAS_OP_N);
+    const T one(1);
+    if (left) {
+      T *b1 = b, *b2 = b + h;
+      if (op_upper)  // B1 := S11*B1 + S12*B2, then B2 := S22*B2
+        return trmm_in_place(side, op, diag, h, n, alpha, a11, b1) &&
+               check(Point::kernel, blas::gemm(c_.blas, op, CUBLAS_OP_N, h, n, r, alpha, off, ldda_, b2, ldda_, one,
+                                               b1, ldda_)) &&
+               trmm_in_place(side, op, diag, r, n, alpha, a22, b2);
+      // B2 := S21*B1 + S22*B2, then B1 := S11*B1
+      return trmm_in_place(side, op, diag, r, n, alpha, a22, b2) &&
+             check(Point::kernel,
+                   blas::gemm(c_.blas, op, CUBLAS_OP_N, r, n, h, alpha, off, ldda_, b1, ldda_, one, b2, ldda_)) &&
+             trmm_in_place(side, op, diag, h, n, alpha, a11, b1);
     }
-    // From here on block column k changes.
-    if (op_ == Op::potri && !saved(k)) return false;
-    if (!diagonal_ready(k) || !copy_on_device(dev(j0, j0), lau_block(k), nb_, jb, jb)) return false;
-    if (rest > 0 && !check(Point::kernel, blas::herk(c_.blas, upper, CUBLAS_OP_N, jb, rest, R(1), dev(j0, j1), ldda_,
-                                                     R(1), dev(j0, j0), ldda_)))
-      return false;
-    if (j0 > 0 && !copy_on_device(dev(0, j0), dW_, ldda_, j0, jb)) return false;
-    return done(kProduct, k);
+    T *b1 = b, *b2 = b + std::size_t(h) * ldda_;
+    if (op_upper)  // B2 := B1*S12 + B2*S22, then B1 := B1*S11
+      return trmm_in_place(side, op, diag, m, r, alpha, a22, b2) &&
+             check(Point::kernel,
+                   blas::gemm(c_.blas, CUBLAS_OP_N, op, m, r, h, alpha, b1, ldda_, off, ldda_, one, b2, ldda_)) &&
+             trmm_in_place(side, op, diag, m, h, alpha, a11, b1);
+    // B1 := B1*S11 + B2*S21, then B2 := B2*S22
+    return trmm_in_place(side, op, diag, m, h, alpha, a11, b1) &&
+           check(Point::kernel,
+                 blas::gemm(c_.blas, CUBLAS_OP_N, op, m, h, r, alpha, b2, ldda_, off, ldda_, one, b1, ldda_)) &&
+           trmm_in_place(side, op, diag, m, r, alpha, a22, b2);
+  }
+
+  // C += A*A**H (op N, A t-by-k) or A**H*A (op C, A k-by-t) on the uplo
+  // triangle of C (order t), in halves: the two diagonal halves recursively,
+  // the off-diagonal block by gemm.
+  bool herk_by_halves(cublasOperation_t op, lint t, lint k, const T *a, T *c) {
+    using R = typename Prec<T>::real;
+    if (t <= leaf_)
+      return check(Point::kernel, blas::herk(c_.blas, fill_, op, t, k, R(1), a, ldda_, R(1), c, ldda_));
+    const lint h = half(t), r = t - h;
+    const bool by_rows = op == CUBLAS_OP_N;
+    const T *a1 = a, *a2 = by_rows ? a + h : a + std::size_t(h) * ldda_;
+    const cublasOperation_t first = by_rows ? CUBLAS_OP_N : op, second = by_rows ? blas::op_c<T>() : CUBLAS_OP_N;
+    const T one(1);
+    if (!herk_by_halves(op, h, k, a1, c)) return false;
+    // 'U': C12 += A1*A2**H (op N) or A1**H*A2 (op C); 'L': C21 likewise with the halves swapped.
+    const bool off_ok =
+        upper_ ? check(Point::kernel, blas::gemm(c_.blas, first, second, h, r, k, one, a1, ldda_, a2, ldda_, one,
+                                                 c + std::size_t(h) * ldda_, ldda_))
+               : check(Point::kernel, blas::gemm(c_.blas, first, second, r, h, k, one, a2, ldda_, a1, ldda_, one,
+                                                 c + h, ldda_));
+    return off_ok && herk_by_halves(op, r, k, a2, c + h + std::size_t(h) * ldda_);
   }
 
   Context &c_;
@@ -466,18 +546,23 @@ template <class T> class HybridInverse {
   const bool upper_, unit_;
   const lint n_;
   T *const a_;
-  const lint lda_, nb_, np_, ldda_;
+  const lint lda_, nb_, np_, ldda_, leaf_;
+  const cublasFillMode_t fill_;
   T *dA_ = nullptr, *dW_ = nullptr, *dInv_ = nullptr, *dLau_ = nullptr;
 
-  std::vector<cudaEvent_t> arrived_;   // per step: its upload is on the device
+  std::vector<cudaEvent_t> arrived_;   // per block: its in-slab is on the device
   std::vector<cudaEvent_t> diag_up_;   // per block: its diagonal results are in workspace
-  std::vector<cudaEvent_t> done_[2];   // per phase and block column: final on the device
-  std::vector<cudaEvent_t> saved_;     // potri, per block column: inverse copied out
+  std::vector<cudaEvent_t> final_ev_;  // per group of blocks that turn final at once (indexed by the first)
+  std::vector<cudaEvent_t> phase_ev_;  // compute stream: start, inverse done, product done (timing)
 
   Board board_;  // guards the counters below
-  lint uploaded_ = 0, final_[2] = {0, 0}, saved_count_ = 0;
+  lint uploaded_ = 0, final_ = 0;
   std::vector<char> diag_done_;
-  lint stored_[2] = {0, 0};  // per phase: leading device columns final in the caller's array (download thread)
+  std::vector<lint> final_of_;  // per block: the final_ev_ that makes it final
+  lint waited_upload_ = 0;      // compute thread: in-slabs the compute stream has waited for
+  lint stored_ = 0;             // download thread: leading columns or rows final in the caller's array (final_cut)
+  clk::time_point start_;
+  double uploads_done_ = 0, diagonals_done_ = 0, queued_ = 0;  // HQR_VERBOSE=2
 };
 
 template <class T> Result run(Op op, bool upper, bool unit, lint n, T *a, lint lda) {

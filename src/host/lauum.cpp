@@ -12,6 +12,10 @@
 
 namespace hqr {
 
+namespace {
+template <class T> double probe(Path path, long n) { return probe_inverse<T>(Routine::lauum, path, n); }
+}  // namespace
+
 template <class T> void lauum(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
   const RoutineName name = routine_name<T>("LAUUM");
   *info = check_uplo_n_lda(uplo, *n, *lda);
@@ -24,7 +28,7 @@ template <class T> void lauum(const char *uplo, const lint *n, T *a, const lint 
   Trace trace(name, flops::lauum<T>(*n));
   trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
   const bool upper = lsame(uplo, 'U');
-  const Decision d = choose_path(Routine::lauum, *n);
+  const Decision d = choose_path(Routine::lauum, Prec<T>::letter, *n, probe<T>);
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::lauum(upper, *n, a, *lda);
     if (r.ran) {

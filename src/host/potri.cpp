@@ -15,6 +15,10 @@
 
 namespace hqr {
 
+namespace {
+template <class T> double probe(Path path, long n) { return probe_inverse<T>(Routine::potri, path, n); }
+}  // namespace
+
 template <class T> void potri(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
   const RoutineName name = routine_name<T>("POTRI");
   *info = check_uplo_n_lda(uplo, *n, *lda);
@@ -31,7 +35,7 @@ template <class T> void potri(const char *uplo, const lint *n, T *a, const lint 
     trace.path("cpu", "singular: a zero on the diagonal");
     return;
   }
-  const Decision d = choose_path(Routine::potri, *n);
+  const Decision d = choose_path(Routine::potri, Prec<T>::letter, *n, probe<T>);
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potri(upper, *n, a, *lda);
     if (r.ran) {
@@ -40,11 +44,7 @@ template <class T> void potri(const char *uplo, const lint *n, T *a, const lint 
       return;
     }
     trace.path("cpu", r.why);
-    if (r.resume > *n) return finish_lauum(upper, *n, r.resume - *n, a, *lda);
-    if (r.resume > 0) {
-      finish_trtri(upper, false, *n, r.resume, a, *lda);
-      return next::lauum(uplo, n, a, lda, info);
-    }
+    if (r.resume > 0) return finish_potri(upper, *n, r.resume, a, *lda);
   } else {
     trace.path("cpu", d.why);
   }

@@ -14,6 +14,10 @@
 
 namespace hqr {
 
+namespace {
+template <class T> double probe(Path path, long n) { return probe_inverse<T>(Routine::trtri, path, n); }
+}  // namespace
+
 template <class T> void trtri(const char *uplo, const char *diag, const lint *n, T *a, const lint *lda, lint *info) {
   const RoutineName name = routine_name<T>("TRTRI");
   *info = 0;
@@ -38,7 +42,7 @@ template <class T> void trtri(const char *uplo, const char *diag, const lint *n,
     trace.path("cpu", "singular: a zero on the diagonal");
     return;
   }
-  const Decision d = choose_path(Routine::trtri, *n);
+  const Decision d = choose_path(Routine::trtri, Prec<T>::letter, *n, probe<T>);
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::trtri(upper, unit, *n, a, *lda);
     if (r.ran) {
