@@ -351,11 +351,6 @@ template <class T> class HybridPotrf {
       Rect r;
       StagingSlot *s;
     };
-    // Results leave once everything has arrived: both directions at once
-    // share the host's memory bandwidth (on the H200 host ~25 GB/s each way
-    // together against ~54 alone, bench/bench_copy.cpp), and the upload is
-    // on the critical path while finished panels can wait on the device.
-    uploaded_.wait_past(np_ - 1, halt_);
     std::deque<Pending> pending;
     int slot = 0;
     bool halted = false;  // a pivot failed: nothing more is stored
@@ -451,19 +446,14 @@ template <class T> class HybridPotrf {
 
   // Everything queued on the device; the host only waits for uploads. The
   // diagonal block's potrf runs on the panel stream beside gemm(k), which
-  // does not need it. Look-ahead: trsm(k) solves the rows of block k+1
-  // first, so that herk(k+1) and potrf(k+1) run beside the rest of trsm(k)
-  // and gemm(k+1) instead of after them (the potrfs are latency-bound and
-  // would otherwise line up on the critical path).
+  // does not need it. (Splitting trsm(k) so that block k+1's herk and potrf
+  // start early measured no faster on the H200.)
   void factor_gpu_panels() {
-    if (!arrived(0) || !factor_diagonal(0)) return;
     for (lint k = 0; k < np_ && !stopped(); ++k) {
-      const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0), rest = n_ - k0 - kb, next_rows = std::min(nb_, rest);
-      if (!update_rows(k, k0 + kb, rest) ||
+      const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
+      if (!arrived(k) || !update_diagonal(k) || !factor_diagonal(k) || !update_rows(k, k0 + kb, n_ - k0 - kb) ||
           !check(cudaStreamWaitEvent(c_.compute_stream, diag_up_, 0), fault::Point::sync) ||
-          !solve_rows(k, k0 + kb, next_rows) ||
-          (k + 1 < np_ && (!arrived(k + 1) || !update_diagonal(k + 1) || !factor_diagonal(k + 1))) ||
-          !solve_rows(k, k0 + kb + next_rows, rest - next_rows) || !publish_final(k))
+          !solve_rows(k, k0 + kb, n_ - k0 - kb) || !publish_final(k))
         return;
     }
   }

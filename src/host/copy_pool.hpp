@@ -43,7 +43,8 @@ void stream_copy(void *dst, const void *src, std::size_t bytes);
 void store_fence();
 
 // Copies an m-by-n column-major block between two leading dimensions with
-// `pool`, in pieces split by bytes; for filling staging that a DMA reads next.
+// `pool`, in pieces split by bytes, with non-temporal stores; for filling
+// staging that a DMA reads next.
 void copy_block(CopyPool &pool, std::size_t elem, std::size_t m, std::size_t n, const void *src, std::size_t lds,
                 void *dst, std::size_t ldd);
 

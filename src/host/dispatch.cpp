@@ -145,14 +145,4 @@ Decision choose_path(Routine r, char prec, long n, Probe probe) {
   return {Path::gpu, nullptr};
 }
 
-// Not yet calibrated (no probe): the GPU from n = 4096, where the hybrid
-// inverse is expected to win on a data-centre GPU; HQR_GPU_MIN_N overrides it.
-Decision choose_path(Routine, long n) {
-  const long forced = config::gpu_min_n();
-  const long min_n = forced >= 0 ? forced : 4096;
-  if (n < min_n) return {Path::cpu, forced >= 0 ? "below HQR_GPU_MIN_N" : "below the provisional GPU crossover"};
-  if (!gpu::available()) return {Path::cpu, "no GPU"};
-  return {Path::gpu, nullptr};
-}
-
 }  // namespace hqr

@@ -24,8 +24,6 @@ using Probe = double (*)(Path path, long n);
 // crossover with `probe` (about a second, once) and caches it in
 // $XDG_CACHE_HOME/hqr/ (default ~/.cache/hqr/). HQR_GPU_MIN_N overrides it.
 Decision choose_path(Routine r, char prec, long n, Probe probe);
-// Routines whose crossover is not measured yet: a fixed provisional one.
-Decision choose_path(Routine r, long n);
 // Routines that have no GPU path yet.
 inline Decision choose_path(long) { return {Path::cpu, "no GPU path for this routine yet"}; }
 
