@@ -1,11 +1,12 @@
 #!/bin/sh
 # On a networked Debian machine: collects into DIR (default .gpu/debs) the
 # Debian packages hqr needs at run time on a GPU host that has CUDA but no
-# network and no OpenBLAS. scripts/offline-env.sh unpacks them there.
+# network and no OpenBLAS (libqrupdate1: the update benchmark's peer).
+# scripts/offline-env.sh unpacks them there.
 set -eu
 dir=${1:-.gpu/debs}
 mkdir -p "$dir"
 cd "$dir"
 apt-get download libopenblas0-pthread liblapack3 libblas3 libgfortran5 libquadmath0 libcmocka0 \
-    liblapack-test libtmglib3 2>&1 | tail -n 2
+    liblapack-test libtmglib3 libqrupdate1 2>&1 | tail -n 2
 ls
