@@ -432,17 +432,6 @@ template <class T> T nonfinite(int kind) {
 }
 const char *nonfinite_name(int kind) { return kind == 0 ? "NaN" : kind == 1 ? "+Inf" : "-Inf"; }
 
-// A spare column after the matrix: OpenBLAS 0.3.21's complex dot kernels
-// read one element past a strided vector, so clauum/zlauum with uplo 'U'
-// (the system's, and the reference LAPACK's through OpenBLAS's BLAS) read
-// A(i, n+1); on a heap block that ends at a page this would crash the test
-// for a reason that is not hqr's.
-template <class T> Matrix<T> with_spare_column(const Matrix<T> &a) {
-  Matrix<T> b = a;
-  b.data.resize(b.data.size() + size_t(b.ld));
-  return b;
-}
-
 void compare_info(const std::string &ctx, lint info, lint ref, int *mismatches) {
   if (info == ref) return;
   print_message("%s: INFO %ld, reference LAPACK %ld\n", ctx.c_str(), long(info), long(ref));

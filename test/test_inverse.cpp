@@ -94,7 +94,7 @@ template <class T, char Uplo> void potri_residual(void **) {
         const std::string ctx =
             context("%cpotri uplo=%c n=%ld lda=%ld nb=%d", prefix<T>(), Uplo, long(n), long(lda), nb);
         Matrix<T> full = random_hpd<T>(n, lda);
-        Matrix<T> a = full;
+        Matrix<T> a = with_spare_column(full);
         scramble_other_triangle(a, Uplo);
         const Matrix<T> a0 = a;
         assert_info(potrf<T>(Uplo, n, a.ptr(), lda), 0, ctx + " (potrf)");
@@ -120,7 +120,7 @@ template <class T> void potri_singular_factor(void **) {
       for (lint k : {lint(1), n / 2 + 1, n}) {
         const lint lda = n + 2;
         const std::string ctx = context("%cpotri uplo=%c n=%ld zero at %ld", prefix<T>(), uplo, long(n), long(k));
-        Matrix<T> a = random_hpd<T>(n, lda);
+        Matrix<T> a = with_spare_column(random_hpd<T>(n, lda));
         assert_info(potrf<T>(uplo, n, a.ptr(), lda), 0, ctx + " (potrf)");
         a(k - 1, k - 1) = T(0);
         if (k < n) a(n - 1, n - 1) = T(0);  // a later zero does not matter
@@ -208,7 +208,7 @@ template <class T, char Uplo> void lauum_product(void **) {
         const lint lda = std::max<lint>(1, n) + pad;
         const std::string ctx =
             context("%clauum uplo=%c n=%ld lda=%ld nb=%d", prefix<T>(), Uplo, long(n), long(lda), nb);
-        Matrix<T> a = random_matrix<T>(n, n, lda);  // triangle and all else random
+        Matrix<T> a = with_spare_column(random_matrix<T>(n, n, lda));  // triangle and all else random
         // The complex LAUUM reads only the real part of the diagonal (its input
         // is a Cholesky factor).
         for (lint i = 0; i < n; ++i) a(i, i) = T(std::real(a(i, i)));
