@@ -53,6 +53,7 @@
 #include "cuda/blas.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
+#include "cuda/handoff.hpp"
 #include "host/config.hpp"
 #include "host/fault.hpp"
 
@@ -142,42 +143,6 @@ bool urgent_stream(Context &c) {
   c.urgent_blas = h;
   return true;
 }
-
-// Counts block columns handed from one thread to another.
-class Progress {
- public:
-  void publish(lint k) {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      done_ = k;
-    }
-    cv_.notify_all();
-  }
-  // Waits until more than k are published or `stop` is set; false when stopped first.
-  bool wait_past(lint k, const std::atomic<bool> &stop) {
-    std::unique_lock<std::mutex> g(m_);
-    cv_.wait(g, [&] { return done_ > k || stop.load(); });
-    return done_ > k;
-  }
-  lint done() {
-    std::lock_guard<std::mutex> g(m_);
-    return done_;
-  }
-  void wake() {
-    { std::lock_guard<std::mutex> g(m_); }
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  lint done_ = 0;
-};
-
-// A rectangle of the matrix: rows r0..r0+m-1, columns c0..c0+n-1.
-struct Rect {
-  lint r0, c0, m, n;
-};
 
 template <class T> class HybridGeqrf {
  public:

@@ -59,6 +59,7 @@
 #include "cuda/blas.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
+#include "cuda/handoff.hpp"
 #include "host/config.hpp"
 #include "host/fault.hpp"
 
@@ -84,11 +85,6 @@ lint leaf_order() {
 }
 
 enum class Op { trtri, lauum, potri };
-
-// A rectangle of the matrix: rows r0..r0+m-1, columns c0..c0+n-1.
-struct Rect {
-  lint r0, c0, m, n;
-};
 
 // Splits a rectangle into pieces of whole columns (or whole rows) that fit
 // one staging slot, in order.

@@ -43,16 +43,12 @@
 #include "cuda/blas.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
+#include "cuda/handoff.hpp"
 #include "host/config.hpp"
 #include "host/fault.hpp"
 
 namespace hqr::gpu {
 namespace {
-
-// A rectangle of the matrix: rows r0..r0+m-1, columns c0..c0+n-1.
-struct Rect {
-  lint r0, c0, m, n;
-};
 
 // Panel k of L: block column k, diagonal block included.
 Rect panel_rect(lint n, lint nb, lint k) {
@@ -79,36 +75,6 @@ std::vector<Rect> chunks(const Rect &r, std::size_t elem, bool upper) {
 
 // Where the diagonal blocks are factored (see the top of this file).
 enum class Panel { cpu, gpu };
-
-// Counts panels handed from one thread to another.
-class Progress {
- public:
-  void publish(lint k) {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      done_ = k;
-    }
-    cv_.notify_all();
-  }
-  // Waits until more than k panels are published or `stop` is set; returns
-  // false when stopped first.
-  bool wait_past(lint k, const std::atomic<bool> &stop) {
-    std::unique_lock<std::mutex> g(m_);
-    cv_.wait(g, [&] { return done_ > k || stop.load(); });
-    return done_ > k;
-  }
-  // Takes the lock so that a waiter between its check and its sleep cannot
-  // miss the wake-up.
-  void wake() {
-    { std::lock_guard<std::mutex> g(m_); }
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  lint done_ = 0;
-};
 
 // cuSOLVER's potrf for the diagonal blocks of the gpu panel mode.
 class DevicePotrf {
