@@ -28,25 +28,8 @@
 #include <vector>
 
 #include "hqr.h"
+#include "timing.hpp"
 
-using clk = std::chrono::steady_clock;
-static double seconds(const std::function<void()> &f) {
-  auto t = clk::now();
-  f();
-  return std::chrono::duration<double>(clk::now() - t).count();
-}
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-#define CK(x)                                                                       \
-  do {                                                                              \
-    auto e_ = (x);                                                                  \
-    if (e_ != 0) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, int(e_)); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
 
 enum class Routine { potri, trtri, lauum };
 static const char *name(Routine r) { return r == Routine::potri ? "potri" : r == Routine::trtri ? "trtri" : "lauum"; }

@@ -26,18 +26,8 @@
 #include "spd_matrix.hpp"
 
 #include "hqr.h"
+#include "timing.hpp"
 
-using clk = std::chrono::steady_clock;
-static double seconds(const std::function<void()> &f) {
-  auto t = clk::now();
-  f();
-  return std::chrono::duration<double>(clk::now() - t).count();
-}
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-#define CK(x) do { auto e_ = (x); if (e_ != 0) { std::fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, int(e_)); std::exit(1); } } while (0)
 
 template <class T> struct Traits;
 template <> struct Traits<double> {

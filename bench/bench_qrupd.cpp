@@ -36,26 +36,13 @@
 #include <vector>
 
 #include "hqr.h"
+#include "timing.hpp"
 
-using clk = std::chrono::steady_clock;
 using idx = std::ptrdiff_t;
 
 namespace {
 
-#define CK(x)                                                                       \
-  do {                                                                              \
-    auto e_ = (x);                                                                  \
-    if (e_ != 0) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s -> %d\n", __FILE__, __LINE__, #x, int(e_)); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
 
-double seconds(const std::function<void()> &f) {
-  const auto t = clk::now();
-  f();
-  return std::chrono::duration<double>(clk::now() - t).count();
-}
 
 // Times run() after prep() (untimed): a warm-up, then the median of reps;
 // a peer whose warm-up takes over 2 s is timed once (that run).
