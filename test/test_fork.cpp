@@ -156,16 +156,7 @@ void child_after_parent_used_hqr(void **) {
 // pthread_atfork handler, which is not for a fork while another thread's
 // call is using that pool; this test is about hqr's state, so OpenBLAS runs
 // each call on the calling thread here (other BLAS libraries are left alone).
-int blas_threads(int set) {
-  using Get = int();
-  using Set = void(int);
-  auto *get = reinterpret_cast<Get *>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-  auto *put = reinterpret_cast<Set *>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-  if (!get || !put) return 0;
-  const int before = get();
-  if (set > 0) put(set);
-  return before;
-}
+// (blas_threads, in testing.hpp, sets that.)
 
 // One thread factors a matrix over and over (checking every factor) while
 // the main thread forks five children, each of which makes its own calls

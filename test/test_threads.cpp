@@ -481,16 +481,7 @@ void run_workers(lint max_n) {
 // #3187; the same without hqr). The large run therefore asks OpenBLAS for one
 // thread per call, as OpenBLAS advises for threaded programs; the small run
 // below keeps OpenBLAS's own threads. Other BLAS libraries are left alone.
-int blas_threads(int set) {
-  using Get = int();
-  using Set = void(int);
-  auto *get = reinterpret_cast<Get *>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-  auto *put = reinterpret_cast<Set *>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-  if (!get || !put) return 0;
-  const int before = get();
-  if (set > 0) put(set);
-  return before;
-}
+// (blas_threads, in testing.hpp, sets that.)
 
 void mixed_calls_orders_to_600(void **) {
   const int before = blas_threads(1);

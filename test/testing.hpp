@@ -252,6 +252,19 @@ bool unchanged_where(const Matrix<T> &before, const Matrix<T> &after, Keep keep,
     }
   return true;
 }
+// OpenBLAS's threads per call: returns the number before, and sets it to
+// `set` if positive; 0 (and nothing set) where the BLAS is not OpenBLAS.
+inline int blas_threads(int set) {
+  using Get = int();
+  using Set = void(int);
+  auto *get = reinterpret_cast<Get *>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  auto *put = reinterpret_cast<Set *>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (!get || !put) return 0;
+  const int before = get();
+  if (set > 0) put(set);
+  return before;
+}
+
 // A spare column after the matrix: OpenBLAS 0.3.21's complex dot kernels
 // read one element past a strided vector, so clauum/zlauum with uplo 'U'
 // (the system's, and the reference LAPACK's through OpenBLAS's BLAS) read
