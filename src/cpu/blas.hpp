@@ -11,7 +11,7 @@
 
 namespace hqr::blas {
 
-// C = alpha*op(A)*op(B) + beta*C; op is 'N' or 'T'.
+// C = alpha*op(A)*op(B) + beta*C; op is 'N', 'T' or 'C'.
 template <class T>
 void gemm(char transa, char transb, lint m, lint n, lint k, T alpha, const T *a, lint lda, const T *b, lint ldb,
           T beta, T *c, lint ldc) {
@@ -28,6 +28,16 @@ void trmm(char side, char uplo, char transa, char diag, lint m, lint n, T alpha,
   using F = void(const char *, const char *, const char *, const char *, const lint *, const lint *, const T *,
                  const T *, const lint *, T *, const lint *, std::size_t, std::size_t, std::size_t, std::size_t);
   static F *const f = next::fn<F, T>("trmm");
+  f(&side, &uplo, &transa, &diag, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
+}
+
+// B = alpha*op(A)**-1*B (side 'L') or alpha*B*op(A)**-1 (side 'R'), A triangular.
+template <class T>
+void trsm(char side, char uplo, char transa, char diag, lint m, lint n, T alpha, const T *a, lint lda, T *b,
+          lint ldb) {
+  using F = void(const char *, const char *, const char *, const char *, const lint *, const lint *, const T *,
+                 const T *, const lint *, T *, const lint *, std::size_t, std::size_t, std::size_t, std::size_t);
+  static F *const f = next::fn<F, T>("trsm");
   f(&side, &uplo, &transa, &diag, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
 }
 

@@ -111,25 +111,5 @@ void herk(const char *uplo, const char *trans, const lint *n, const lint *k, typ
   f(uplo, trans, n, k, &alpha, a, lda, &beta, c, ldc, 1, 1);
 }
 
-// BLAS xGEMM: C = alpha*op(A)*op(B) + beta*C.
-template <class T>
-void gemm(const char *transa, const char *transb, const lint *m, const lint *n, const lint *k, T alpha, const T *a,
-          const lint *lda, const T *b, const lint *ldb, T beta, T *c, const lint *ldc) {
-  using F = void(const char *, const char *, const lint *, const lint *, const lint *, const T *, const T *,
-                 const lint *, const T *, const lint *, const T *, T *, const lint *, std::size_t, std::size_t);
-  static F *const f = fn<F, T>("gemm");
-  f(transa, transb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc, 1, 1);
-}
-
-// BLAS xTRSM: B = alpha*op(A)**-1*B (side 'L') or alpha*B*op(A)**-1 ('R').
-template <class T>
-void trsm(const char *side, const char *uplo, const char *transa, const char *diag, const lint *m, const lint *n,
-          T alpha, const T *a, const lint *lda, T *b, const lint *ldb) {
-  using F = void(const char *, const char *, const char *, const char *, const lint *, const lint *, const T *,
-                 const T *, const lint *, T *, const lint *, std::size_t, std::size_t, std::size_t, std::size_t);
-  static F *const f = fn<F, T>("trsm");
-  f(side, uplo, transa, diag, m, n, &alpha, a, lda, b, ldb, 1, 1, 1, 1);
-}
-
 }  // namespace next
 }  // namespace hqr

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "cpu/blas.hpp"
 #include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
@@ -41,9 +42,10 @@ template <class T> void finish_on_cpu(bool upper, lint n, lint k, T *a, lint lda
     const lint rest = n - cols;
     T *b = a + k + std::size_t(cols) * lda;
     if (rest > 0) {
-      if (k > 0) next::gemm<T>("C", "N", &rows, &rest, &k, T(-1), a + std::size_t(k) * lda, &lda,
-                               a + std::size_t(cols) * lda, &lda, T(1), b, &lda);
-      next::trsm<T>("L", "U", "C", "N", &rows, &rest, T(1), a + k + std::size_t(k) * lda, &lda, b, &lda);
+      if (k > 0)
+        blas::gemm<T>('C', 'N', rows, rest, k, T(-1), a + std::size_t(k) * lda, lda, a + std::size_t(cols) * lda, lda,
+                      T(1), b, lda);
+      blas::trsm<T>('L', 'U', 'C', 'N', rows, rest, T(1), a + k + std::size_t(k) * lda, lda, b, lda);
     }
     k += rows;
   }
