@@ -6,6 +6,7 @@
 #                   (check-asan included)
 #   make check-asan the CMocka tests with AddressSanitizer and UBSan
 #   make demo       run an unmodified LAPACK program plainly and through hqr
+#   make bench      the benchmark programs (CUDA; scripts/bench* run them)
 #   make install PREFIX=/usr/local
 #
 # HQR_CUDA=0 builds without CUDA; by default CUDA is used when nvcc is found.
@@ -69,7 +70,7 @@ FOBJ64   := $(BUILD)/obj/fortran64/hqr_mod.o
 LAPACK_LIBS   := -llapack -lblas
 LAPACK64_LIBS := -llapack64 -lblas64
 
-.PHONY: all deps check check-asan demo install clean tests
+.PHONY: all deps check check-asan demo install clean tests bench
 all: $(LIB) $(LIB64) $(FMOD) $(FMOD64) $(BUILD)/hqr.pc $(BUILD)/hqr64.pc
 
 # Compile rules for one ABI's object folder ($(1) = lp64 or ilp64).
@@ -182,6 +183,24 @@ check-asan: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	    HQR_TEST_SCRIPTS=0 BUILD=$(ASAN_BUILD) \
 	    scripts/run-tests.sh $(patsubst test/%.cpp,$(ASAN_BUILD)/test/%,$(TEST_SRC))
+
+# ---- benchmarks ----------------------------------------------------------------
+# Programs, not tests (scripts/bench*, run on a GPU machine); they need CUDA.
+# bench_copy compiles hqr's copy pool in; bench_potrf_peer dlopens the LAPACK
+# it times (the reference one under NVBLAS); the others link libhqr.
+BENCH_CUDA := bench_potrf bench_inverse bench_qr bench_qrupd
+BENCH_BIN  := $(addprefix $(BUILD)/,$(BENCH_CUDA) bench_potrf_peer bench_copy bench_qrupd_cpu)
+BENCH_FLAGS := $(CXXFLAGS) -O2 -std=c++17 -pthread -Iinclude -Isrc -Ibench -I$(CUDA_HOME)/include
+bench: $(BENCH_BIN)
+$(addprefix $(BUILD)/,$(BENCH_CUDA)): $(BUILD)/%: bench/%.cpp bench/timing.hpp $(LIB)
+	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(CUDA_HOME)/lib64 -L$(BUILD) -lhqr -lcusolver -lcublas -lcudart -ldl \
+	    -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/bench_potrf_peer: bench/bench_potrf_peer.cpp bench/spd_matrix.hpp
+	$(CXX) $(BENCH_FLAGS) $< -o $@ -ldl
+$(BUILD)/bench_copy: bench/bench_copy.cpp src/host/copy_pool.cpp
+	$(CXX) $(BENCH_FLAGS) $< src/host/copy_pool.cpp -o $@ -L$(CUDA_HOME)/lib64 -lcudart
+$(BUILD)/bench_qrupd_cpu: bench/bench_qrupd_cpu.cpp $(LIB)
+	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(BUILD) -lhqr -Wl,-rpath,'$$ORIGIN'
 
 # ---- demo --------------------------------------------------------------------
 demo: deps

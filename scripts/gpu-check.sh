@@ -86,20 +86,26 @@ done
 fi
 
 if part sanitizer; then
+# Each GPU test under memcheck and racecheck, with a filter that keeps it
+# inside its time limit while still taking every GPU path of the test:
+# test_inverse in double (potri, trtri, lauum, both uplo, HQR_INV_LEAF=64 so
+# that the recursion splits at these orders), test_qr the hybrid geqrf,
+# test_qrupd the GPU update paths (the one file with a shared-memory kernel).
 echo "== compute-sanitizer"
 for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
-  for t in test_potrf_hybrid test_inverse test_qr; do
-    HQR_TEST_FILTER='geqrf_panels*' HQR_GPU_MIN_N=0 timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 build/test/$t \
-        >"$out/sanitizer-$tool-$t.log" 2>&1 || fail=1
-    echo "$tool $t: $(grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-$tool-$t.log" | tail -n 2 | tr '\n' ' ')"
+  for t in test_potrf_hybrid:'*' test_inverse:'*<double*' test_qr:'geqrf_panels*' test_qrupd:'gpu_paths*'; do
+    name=${t%%:*}
+    HQR_TEST_FILTER=${t#*:} HQR_INV_LEAF=64 HQR_GPU_MIN_N=0 timeout 300 \
+        compute-sanitizer --tool $tool --error-exitcode 99 build/test/$name >"$out/sanitizer-$tool-$name.log" 2>&1 || fail=1
+    echo "$tool $name (${t#*:}): $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/sanitizer-$tool-$name.log" | tail -n 2 | tr '\n' ' ')"
   done
 done
 fi
 
 if part qrupd; then
 # The QR updates' GPU paths (deleting columns, adding rows without Q): the
-# whole test with every size on the GPU, injected faults (the arrays must
-# come back right through the CPU), and compute-sanitizer on the GPU subset.
+# whole test with every size on the GPU and injected faults (the arrays must
+# come back right through the CPU); compute-sanitizer is in part sanitizer.
 echo "== QR updates"
 HQR_GPU_MIN_N=0 timeout 200 build/test/test_qrupd >"$out/qrupd.log" 2>&1 || fail=1
 tail -n 1 "$out/qrupd.log"
@@ -111,9 +117,6 @@ for f in alloc copy:3 kernel:5 sync:2; do
   if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
   echo "qrupd HQR_FAULT=$f: $r ($fired calls fell back)"
 done
-HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths*' timeout 240 compute-sanitizer --tool memcheck --error-exitcode 99 \
-    build/test/test_qrupd >"$out/sanitizer-qrupd.log" 2>&1 || fail=1
-echo "memcheck test_qrupd (gpu_paths): $(grep -E "ERROR SUMMARY" "$out/sanitizer-qrupd.log" | tail -n 1)"
 fi
 
 if part sanitizer; then

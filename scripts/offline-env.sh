@@ -10,5 +10,6 @@ hqr_lib=$hqr_prefix/usr/lib/x86_64-linux-gnu
 ln -sf openblas-pthread/liblapack.so.3 "$hqr_lib/liblapack.so.3"
 ln -sf openblas-pthread/libblas.so.3 "$hqr_lib/libblas.so.3"
 ln -sf openblas-pthread/libopenblas.so.0 "$hqr_lib/libopenblas.so.0"
+for f in "$hqr_debs"/libnvblas.so.*; do [ -e "$f" ] && cp "$f" "$hqr_lib/"; done
 export LD_LIBRARY_PATH="$hqr_lib:$hqr_lib/openblas-pthread${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export HQR_LAPACK_TEST_DIR="$hqr_lib/lapack"

@@ -181,9 +181,13 @@ __global__ void __launch_bounds__(kThreads) panel_qr(T *a, idx lda, T *b, idx ld
         T *wj = w + j * h;
         T s = 0;
         for (idx r = t0 + lane; r < t1; r += 32) s += wi[r] * wj[r];
-        const T head = wj[i];  // read by every lane before lane 0 rewrites it
+        const T head = wj[i];
         for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
         s = tau * (s + head);
+        // Every lane has read head before lane 0 rewrites it: the shuffles
+        // do not order shared-memory accesses (racecheck flags them), a
+        // warp barrier does.
+        __syncwarp();
         if (lane == 0) wj[i] = head - s;
         for (idx r = t0 + lane; r < t1; r += 32) wj[r] -= s * wi[r];
       }

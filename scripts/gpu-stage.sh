@@ -1,0 +1,14 @@
+#!/bin/sh
+# Here (a networked Debian machine with nvcc): builds the library, the tests
+# and the benchmark programs, and stages what a GPU host with no network
+# needs into .gpu/ (ignored by git): .gpu/build (libraries, test and
+# benchmark programs) and .gpu/debs (scripts/offline-bundle.sh). On the GPU
+# host: `rm -rf build && cp -r .gpu/build build`, then scripts/gpu-check.sh
+# and scripts/bench*. Object files stay behind, so the folder stays small.
+set -eu
+make -j"$(nproc)" all tests bench
+rm -rf .gpu/build
+mkdir -p .gpu/build
+cp -r build/libhqr.so build/libhqr64.so build/test build/bench_* .gpu/build/
+[ -d .gpu/debs ] || scripts/offline-bundle.sh .gpu/debs
+du -sh .gpu
