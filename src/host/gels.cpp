@@ -13,13 +13,171 @@
 // On exit A holds the factorization, B the solution (and for m >= n with
 // trans 'N', rows n+1:m the residual information), WORK(1) the optimal LWORK.
 // info > 0: the info-th diagonal element of the triangular factor is exactly
-// zero, A does not have full rank and no solution is computed.
+// zero, A does not have full rank and no solution is computed (B then holds
+// Q**H B, as LAPACK leaves it).
+//
+// Large problems with m >= n and trans 'N' run on the GPU
+// (src/cuda/qr_apply.cu): the hybrid geqrf keeps its factor on the device,
+// Q**H B and the triangular solve follow there, and A and B come back once.
+// The GPU path keeps its own workspace, so any legal LWORK serves it (tau
+// lives in WORK(1:mn), as in LAPACK). xGELS's scaling of A and B (xLASCL
+// where max |a_ij| or max |b_ij| lies outside [SMLNUM, BIGNUM]) is emulated
+// on the results: R scaled as LAPACK leaves it, the residual rows of B too.
+// The other shapes and transposes run on the CPU (the next LAPACK). If the
+// GPU stops mid-call, the CPU finishes from the columns it stored.
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
 #include "next_lapack.hpp"
+#include "qr_dispatch.hpp"
 #include "trace.hpp"
 
 namespace hqr {
+
+namespace {
+
+template <class T> using Real = typename Prec<T>::real;
+
+// LAPACK's xLANGE('M') of an m-by-n block: max |a_ij|, NaN if any is NaN.
+template <class T> Real<T> max_abs(lint m, lint n, const T *a, lint lda) {
+  Real<T> v = 0;
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < m; ++i) {
+      const Real<T> x = std::abs(a[i + std::size_t(j) * lda]);
+      if (v < x || x != x) v = x;
+    }
+  return v;
+}
+
+// LAPACK's xLASCL: A := A * (cto / cfrom) without over- or underflow.
+template <class T>
+void lascl(char type, Real<T> cfrom, Real<T> cto, lint m, lint n, T *a, lint lda) {
+  using F = void(const char *, const lint *, const lint *, const Real<T> *, const Real<T> *, const lint *, const lint *,
+                 T *, const lint *, lint *, std::size_t);
+  static F *const f = next::fn<F, T>("lascl");
+  const lint zero = 0;
+  lint info = 0;
+  if (m > 0 && n > 0) f(&type, &zero, &zero, &cfrom, &cto, &m, &n, a, &lda, &info, 1);
+}
+
+// LAPACK's xTRTRS('U', 'N', 'N') on the next LAPACK: INFO > 0 at the first
+// exactly zero diagonal element (B untouched then).
+template <class T> lint trtrs_upper(lint n, lint nrhs, const T *a, lint lda, T *b, lint ldb) {
+  using F = void(const char *, const char *, const char *, const lint *, const lint *, const T *, const lint *, T *,
+                 const lint *, lint *, std::size_t, std::size_t, std::size_t);
+  static F *const f = next::fn<F, T>("trtrs");
+  lint info = 0;
+  f("U", "N", "N", &n, &nrhs, a, &lda, b, &ldb, &info, 1, 1, 1);
+  return info;
+}
+
+// xGELS's SMLNUM and BIGNUM: safe minimum / precision, and its reciprocal.
+template <class T> Real<T> small_number() {
+  return std::numeric_limits<Real<T>>::min() / std::numeric_limits<Real<T>>::epsilon();
+}
+
+// The first r columns of A hold the factorization (with tau), the rest the
+// input: apply the stored reflectors to the rest and factor what remains
+// below row r (as geqrf.cpp does after a GPU failure).
+template <class T> void finish_geqrf(lint m, lint n, lint r, T *a, lint lda, T *tau) {
+  const lint k = std::min(m, n), kr = std::min(r, k), nc = n - r;
+  const lint query = -1;
+  lint info = 0;
+  if (nc <= 0) return;
+  T *c = a + std::size_t(r) * lda;
+  if (kr > 0) {
+    const char trans = is_complex<T> ? 'C' : 'T';
+    T w{};
+    next::ormqr("L", &trans, &m, &nc, &kr, a, &lda, tau, c, &lda, &w, &query, &info);
+    lint lw = std::max<lint>({1, nc, lint(std::real(w))});
+    std::vector<T> work(static_cast<std::size_t>(lw));
+    next::ormqr("L", &trans, &m, &nc, &kr, a, &lda, tau, c, &lda, work.data(), &lw, &info);
+  }
+  if (r < k) {
+    const lint mr = m - r;
+    T w{};
+    next::geqrf(&mr, &nc, c + r, &lda, tau + r, &w, &query, &info);
+    lint lw = std::max<lint>({1, nc, lint(std::real(w))});
+    std::vector<T> work(static_cast<std::size_t>(lw));
+    next::geqrf(&mr, &nc, c + r, &lda, tau + r, work.data(), &lw, &info);
+  }
+}
+
+// xGELS's tail for m >= n, trans 'N' on columns of B: B := Q**H B, then
+// B(1:n,:) := R**-1 B(1:n,:) unless R has a zero diagonal (returned).
+template <class T> lint solve_tail(lint m, lint n, lint nrhs, const T *a, lint lda, const T *tau, T *b, lint ldb) {
+  if (nrhs <= 0) return 0;
+  const char trans = is_complex<T> ? 'C' : 'T';
+  const lint query = -1;
+  lint info = 0;
+  T w{};
+  next::ormqr("L", &trans, &m, &nrhs, &n, a, &lda, tau, b, &ldb, &w, &query, &info);
+  lint lw = std::max<lint>({1, nrhs, lint(std::real(w))});
+  std::vector<T> work(static_cast<std::size_t>(lw));
+  next::ormqr("L", &trans, &m, &nrhs, &n, a, &lda, tau, b, &ldb, work.data(), &lw, &info);
+  return trtrs_upper(n, nrhs, a, lda, b, ldb);
+}
+
+// WORK(1) on exit: the next LAPACK's optimal LWORK.
+template <class T>
+T optimal_gels_lwork(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *a, const lint *lda, T *b,
+                     const lint *ldb) {
+  const lint query = -1;
+  lint info = 0;
+  T w{};
+  next::gels(trans, m, n, nrhs, a, lda, b, ldb, &w, &query, &info);
+  return w;
+}
+
+// The GPU path for m >= n, trans 'N' (with the CPU finishing whatever the
+// GPU could not); false: nothing was changed and the CPU runs the call.
+template <class T>
+bool gels_gpu(lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *work, lint *info, Trace &trace) {
+  const Real<T> smlnum = small_number<T>(), bignum = Real<T>(1) / smlnum;
+  const Real<T> bnrm = max_abs(m, nrhs, b, ldb);  // before B changes
+  T *tau = work;                                   // WORK(1:n), as LAPACK's xGELS
+  const char *path = "gpu";
+  const gpu::GelsResult g = gpu::gels(m, n, nrhs, a, lda, b, ldb, tau, &path);
+  if (!g.factored) {
+    if (g.r.resume <= 0) {
+      trace.path("cpu", g.r.why);
+      return false;
+    }
+    trace.path("cpu-resumed", g.r.why);  // from the GPU's final columns of the factorization
+    finish_geqrf(m, n, g.r.resume, a, lda, tau);
+    *info = solve_tail(m, n, nrhs, a, lda, tau, b, ldb);
+    return true;
+  }
+  const Real<T> anrm = Real<T>(g.anrm);
+  if (anrm == 0) {  // LAPACK: B(1:max(m,n),:) = 0, A as it came (all zero)
+    trace.path(g.r.ran ? path : "cpu-resumed", g.r.why);
+    for (lint j = 0; j < nrhs; ++j) std::fill(b + std::size_t(j) * ldb, b + std::size_t(j) * ldb + m, T(0));
+    *info = 0;
+    return true;
+  }
+  *info = g.r.info;
+  if (g.r.ran) {
+    trace.path(path);
+  } else {
+    trace.path("cpu-resumed", g.r.why);  // B's trailing columns on the CPU
+    const lint c = g.b_columns;
+    solve_tail(m, n, nrhs - c, a, lda, tau, b + std::size_t(c) * ldb, ldb);
+  }
+  // xGELS's scaling, as it leaves A and B: R of the scaled A; B's rows past
+  // the solution (all of them when no solution was computed) scaled.
+  if (anrm < smlnum || anrm > bignum) lascl('U', anrm, anrm < smlnum ? smlnum : bignum, n, n, a, lda);
+  if (bnrm > 0 && (bnrm < smlnum || bnrm > bignum)) {
+    const lint r0 = *info > 0 ? 0 : n;
+    lascl('G', bnrm, bnrm < smlnum ? smlnum : bignum, m - r0, nrhs, b + r0, ldb);
+  }
+  return true;
+}
+
+}  // namespace
 
 template <class T>
 void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *a, const lint *lda, T *b,
@@ -62,8 +220,21 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
   Trace trace(routine_name<T>("GELS"), flops::gels<T>(*m, *n, *nrhs));
   trace.args("trans=%c m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld lwork=%ld", *trans, long(*m), long(*n), long(*nrhs),
              long(*lda), long(*ldb), long(*lwork));
-  const Decision d = choose_path(mx);
-  trace.path("cpu", d.why);
+  if (*m >= *n && lsame(trans, 'N')) {
+    // The hybrid geqrf's crossover, at the order of the square QR with the
+    // flops of this one.
+    const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>);
+    if (d.path == Path::gpu) {
+      if (gels_gpu(*m, *n, *nrhs, a, *lda, b, *ldb, work, info, trace)) {
+        work[0] = optimal_gels_lwork(trans, m, n, nrhs, a, lda, b, ldb);
+        return;
+      }
+    } else {
+      trace.path("cpu", d.why);
+    }
+  } else {
+    trace.path("cpu", "no GPU path for this shape or transpose yet");
+  }
   next::gels(trans, m, n, nrhs, a, lda, b, ldb, work, lwork, info);
 }
 

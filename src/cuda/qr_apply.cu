@@ -1,0 +1,390 @@
+// Applying and forming the Q of a QR factorization on the GPU, with the
+// caller's arrays in pageable host memory: xGELS (m >= n, trans 'N'),
+// xORMQR/xUNMQR and xORGQR/xUNGQR.
+//
+// Q = H(1) ... H(k) in blocks of nb reflectors: Q_p = I - V T V**H, V the
+// block's unit lower trapezoid (copied with its unit triangle written out,
+// so that plain gemms do the work and A is never changed), T built on the
+// device from V**H V and tau (herk + trsm, as the hybrid geqrf does). Each
+// block reflector is applied with cuBLAS level 3 (xLARFB): left,
+// C -= V op(T) (V**H C); right, C -= (C V) op(T) V**H.
+//
+// xGELS keeps the hybrid geqrf's factor on the device (geqrf_hybrid.cu,
+// keep mode: every panel's T, max |a_ij| measured on the way in), uploads B,
+// applies Q**H, solves with R and downloads B: A comes back from the
+// factorization as xGEQRF leaves it, B with no intermediate host round trip.
+//
+// xORMQR uploads C, then the reflectors block by block in the order they
+// are applied, each block's T built and applied while the host stages the
+// next; C leaves by columns (left: its columns are independent) or by rows
+// (right), so that a failure mid-download leaves whole lines final and the
+// CPU finishes the others. A is only read.
+//
+// xORGQR works in place as LAPACK's does: the reflector blocks arrive last
+// first; block p updates columns p*nb+kb.. of the growing Q, then turns its
+// own columns into Q's (E - V T V1**H, E = [0; I; 0]). Q leaves right to
+// left: Q's column j needs only reflectors 1..j+1, which stay in columns
+// 0..j of the caller's A until that column is stored, so that after a
+// failure the CPU forms the leading columns from what is still there.
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "cuda/blas.cuh"
+#include "cuda/context.hpp"
+#include "cuda/gpu.hpp"
+#include "cuda/handoff.hpp"
+#include "cuda/qr_device.hpp"
+#include "cuda/qr_kernels.cuh"
+#include "host/config.hpp"
+#include "host/fault.hpp"
+
+namespace hqr::gpu {
+namespace {
+
+using fault::Point;
+
+std::size_t round_up(std::size_t b) { return (b + 255) / 256 * 256; }
+
+// The steps the three routines share, on the context's compute stream; any
+// failure (or an injected fault) makes every later step a no-op returning
+// false.
+template <class T> class QrSteps {
+ public:
+  explicit QrSteps(Context &c) : c_(c) {}
+  ~QrSteps() {
+    if (ready_) cudaEventDestroy(ready_);
+    if (failed_) (void)cudaGetLastError();
+  }
+  bool failed() const { return failed_; }
+
+  template <class S> bool check(S status, Point p) {
+    if (failed_) return false;
+    if (!ok(status) || fault::hit(p)) failed_ = true;
+    return !failed_;
+  }
+  bool launched() { return check(cudaGetLastError(), Point::kernel); }
+  bool init() { return check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), Point::sync); }
+
+  // host (m-by-n, leading dimension ldh) -> device, through the upload
+  // slots, whole columns per slot; the compute stream waits for it.
+  bool put(const T *host, lint ldh, lint m, lint n, T *dev, lint ldd) {
+    if (m <= 0 || n <= 0) return true;
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(m) * sizeof(T))));
+    for (lint j = 0; j < n; j += per) {
+      const lint nc = std::min(per, n - j);
+      StagingSlot &s = c_.upload_slots[slot_++ % Context::kSlots];
+      if (!check(cudaEventSynchronize(s.dma_done), Point::sync)) return false;
+      copy_block(c_.upload_copies, sizeof(T), m, nc, host + std::size_t(j) * ldh, ldh, s.host, m);
+      if (!check(cudaMemcpy2DAsync(dev + std::size_t(j) * ldd, ldd * sizeof(T), s.host, m * sizeof(T), m * sizeof(T),
+                                   nc, cudaMemcpyHostToDevice, c_.upload_stream),
+                 Point::copy) ||
+          !check(cudaEventRecord(s.dma_done, c_.upload_stream), Point::copy))
+        return false;
+    }
+    return check(cudaEventRecord(ready_, c_.upload_stream), Point::copy) &&
+           check(cudaStreamWaitEvent(c_.compute_stream, ready_, 0), Point::sync);
+  }
+
+  // device -> host (m-by-n) once the compute stream is done, in pieces of
+  // whole columns (by_rows: whole rows), taken left to right (reverse: right
+  // to left, or bottom to top). Returns how many lines (columns or rows)
+  // were stored, counted from where it started: a leading (reverse:
+  // trailing) set of them, the rest untouched.
+  lint get(const T *dev, lint ldd, lint m, lint n, T *host, lint ldh, bool by_rows, bool reverse) {
+    const lint lines = by_rows ? m : n, length = by_rows ? n : m;
+    if (lines <= 0 || length <= 0) return lines;
+    if (!check(cudaEventRecord(ready_, c_.compute_stream), Point::kernel) ||
+        !check(cudaStreamWaitEvent(c_.download_stream, ready_, 0), Point::sync))
+      return 0;
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(length) * sizeof(T))));
+    struct Pending {
+      lint l0, nl;
+      StagingSlot *s;
+    };
+    std::deque<Pending> pending;
+    lint stored = 0;
+    bool storing = true;
+    auto at = [&](lint l0, lint ld) { return by_rows ? std::size_t(l0) : std::size_t(l0) * ld; };
+    auto drain_one = [&] {
+      const Pending p = pending.front();
+      pending.pop_front();
+      storing = storing && check(cudaEventSynchronize(p.s->dma_done), Point::sync);
+      if (!storing) return;
+      const lint rows = by_rows ? p.nl : m, cols = by_rows ? n : p.nl;
+      copy_block(c_.download_copies, sizeof(T), rows, cols, p.s->host, rows, host + at(p.l0, ldh), ldh);
+      stored += p.nl;
+    };
+    for (lint i = 0; i < lines && !failed_; i += per) {
+      const lint nl = std::min(per, lines - i), l0 = reverse ? lines - i - nl : i;
+      if (pending.size() == std::size_t(Context::kSlots)) drain_one();
+      StagingSlot &s = c_.download_slots[slot_++ % Context::kSlots];
+      const lint rows = by_rows ? nl : m, cols = by_rows ? n : nl;
+      if (!check(cudaMemcpy2DAsync(s.host, rows * sizeof(T), dev + at(l0, ldd), ldd * sizeof(T), rows * sizeof(T),
+                                   cols, cudaMemcpyDeviceToHost, c_.download_stream),
+                 Point::copy) ||
+          !check(cudaEventRecord(s.dma_done, c_.download_stream), Point::copy))
+        break;
+      pending.push_back({l0, nl, &s});
+    }
+    while (!pending.empty()) drain_one();
+    return stored;
+  }
+
+  // V (mk-by-kb, unit lower trapezoid of a) into v, and T (kb-by-kb,
+  // leading dimension ldt) from V and tau; g is kb-by-kb scratch (ldt).
+  bool form_v_t(lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const T *tau, T *t, lint ldt, T *g) {
+    using R = typename Prec<T>::real;
+    unit_lower_copy<<<grid_for(int64_t(mk) * kb), 256, 0, c_.compute_stream>>>(mk, kb, dv(a), lda, dv(v), ldv);
+    if (!launched() || !check(blas::herk(c_.blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kb, mk, R(1), v, ldv, R(0),
+                                         g, ldt),
+                              Point::kernel))
+      return false;
+    t_inverse_setup<<<grid_for(int64_t(kb) * kb, 256, 1024), 256, 0, c_.compute_stream>>>(int(kb), dv(g), int(ldt),
+                                                                                          dv(tau), dv(t), int(ldt));
+    if (!launched() || !check(blas::trsm(c_.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                         CUBLAS_DIAG_NON_UNIT, kb, kb, T(1), g, ldt, t, ldt),
+                              Point::kernel))
+      return false;
+    fix_zero_tau<<<grid_for(kb), 256, 0, c_.compute_stream>>>(int(kb), dv(tau), dv(t), int(ldt));
+    return launched();
+  }
+
+  // Left: C (mk-by-nc) := (I - V op(T) V**H) C, W kb-by-nc (ldw >= kb).
+  // Right: C (mc-by-mk) := C (I - V op(T) V**H), W mc-by-kb (ldw >= mc).
+  // op(T) = T**H for `conj`, T otherwise.
+  bool larfb(bool left, bool conj, lint rows, lint cols, lint kb, const T *v, lint ldv, const T *t, lint ldt, T *c,
+             lint ldc, T *w, lint ldw) {
+    const cublasOperation_t opt = conj ? blas::op_c<T>() : CUBLAS_OP_N;
+    if (rows == 0 || cols == 0 || kb == 0) return true;
+    if (left)
+      return check(blas::gemm(c_.blas, blas::op_c<T>(), CUBLAS_OP_N, kb, cols, rows, T(1), v, ldv, c, ldc, T(0), w,
+                              ldw),
+                   Point::kernel) &&
+             check(blas::trmm(c_.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, opt, CUBLAS_DIAG_NON_UNIT, kb, cols,
+                              T(1), t, ldt, w, ldw, w, ldw),
+                   Point::kernel) &&
+             check(blas::gemm(c_.blas, CUBLAS_OP_N, CUBLAS_OP_N, rows, cols, kb, T(-1), v, ldv, w, ldw, T(1), c, ldc),
+                   Point::kernel);
+    return check(blas::gemm(c_.blas, CUBLAS_OP_N, CUBLAS_OP_N, rows, kb, cols, T(1), c, ldc, v, ldv, T(0), w, ldw),
+                 Point::kernel) &&
+           check(blas::trmm(c_.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, opt, CUBLAS_DIAG_NON_UNIT, rows, kb,
+                            T(1), t, ldt, w, ldw, w, ldw),
+                 Point::kernel) &&
+           check(blas::gemm(c_.blas, CUBLAS_OP_N, blas::op_c<T>(), rows, cols, kb, T(-1), w, ldw, v, ldv, T(1), c, ldc),
+                 Point::kernel);
+  }
+
+  bool finish() { return check(cudaStreamSynchronize(c_.compute_stream), Point::sync); }
+
+  Context &c_;
+
+ private:
+  bool failed_ = false;
+  int slot_ = 0;
+  cudaEvent_t ready_ = nullptr;
+};
+
+// Carves one reservation into 256-byte aligned pieces.
+struct Carve {
+  char *base;
+  std::size_t off = 0;
+  template <class T> T *take(std::size_t count) {
+    T *p = reinterpret_cast<T *>(base + off);
+    off += round_up(count * sizeof(T));
+    return p;
+  }
+};
+
+// The block size for applying and forming Q: HQR_NB, else 256 (the hybrid
+// geqrf's for the sizes where the GPU serves these routines).
+lint apply_block(lint k) {
+  const int nb = config::nb();
+  return std::max<lint>(1, std::min<lint>(nb > 0 ? nb : 256, std::max<lint>(k, 1)));
+}
+
+template <class T> std::size_t t_bytes(lint nb) { return round_up(sizeof(T) * std::size_t(nb) * nb); }
+
+}  // namespace
+
+// ---- xGELS ------------------------------------------------------------------
+
+template <class T>
+GelsResult gels(lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path) {
+  GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
+  Context *c = context();
+  if (!c) {
+    out.r.why = context_error();
+    return out;
+  }
+  std::lock_guard<std::mutex> g(c->lock);
+  if (!ok(cudaSetDevice(c->device))) {
+    out.r.why = "cudaSetDevice failed";
+    return out;
+  }
+  if (std::size_t(m) * sizeof(T) > Context::kSlotBytes) {
+    out.r.why = "matrix column larger than staging";
+    return out;
+  }
+  // B (ldda by nrhs), V (ldda by nb) and W (nb by nrhs), set aside in the
+  // factorization's workspace.
+  const lint ldda = (m + 31) / 32 * 32, nbmax = std::min<lint>(1024, n);
+  const std::size_t extra = round_up(sizeof(T) * std::size_t(ldda) * nrhs) +
+                            round_up(sizeof(T) * std::size_t(ldda) * nbmax) +
+                            round_up(sizeof(T) * std::size_t(nbmax) * nrhs);
+  DeviceQR<T> f;
+  const Result r = geqrf_on_device(*c, m, n, a, lda, tau, extra, &f, path);
+  if (!r.ran) {
+    out.r = r;
+    return out;
+  }
+  out.factored = true;
+  if (path) *path = std::strcmp(*path, "gpu-hybrid (cpu panels)") == 0 ? "gpu-hybrid geqrf (cpu panels) + gpu apply"
+                                                                      : "gpu-hybrid geqrf (gpu panels) + gpu apply";
+  QrSteps<T> s(*c);
+  unsigned long long bits = 0;
+  if (!s.init() || !s.check(cudaMemcpy(&bits, f.amax, sizeof bits, cudaMemcpyDeviceToHost), Point::copy)) {
+    out.r.why = "CUDA error";
+    return out;
+  }
+  std::memcpy(&out.anrm, &bits, sizeof bits);
+  // xTRTRS's check: the first exactly zero diagonal element of R.
+  lint info = 0;
+  for (lint i = 0; i < n && info == 0; ++i)
+    if (a[i + std::size_t(i) * lda] == T(0)) info = i + 1;
+  out.r.info = info;
+  if (out.anrm == 0) {  // A = 0: xGELS sets B to zero without a factorization (the caller does)
+    out.r.ran = true;
+    return out;
+  }
+  Carve w{static_cast<char *>(f.extra)};
+  T *dB = w.take<T>(std::size_t(ldda) * nrhs), *dV = w.take<T>(std::size_t(ldda) * nbmax);
+  T *dW = w.take<T>(std::size_t(nbmax) * nrhs);
+  const lint nb = f.nb, npanels = (n + nb - 1) / nb;
+  bool fine = s.put(b, ldb, m, nrhs, dB, ldda);
+  for (lint p = 0; p < npanels && fine; ++p) {
+    const lint k0 = p * nb, kb = std::min(nb, n - k0), mk = m - k0;
+    const T *ap = f.a + k0 + std::size_t(k0) * f.ldda;
+    unit_lower_copy<<<grid_for(int64_t(mk) * kb), 256, 0, c->compute_stream>>>(mk, kb, dv(ap), f.ldda, dv(dV), ldda);
+    fine = s.launched() && s.larfb(true, true, mk, nrhs, kb, dV, ldda, f.t + std::size_t(p) * nb * nb, nb, dB + k0,
+                                   ldda, dW, nbmax);
+  }
+  if (fine && info == 0)
+    fine = s.check(blas::trsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n,
+                              nrhs, T(1), f.a, f.ldda, dB, ldda),
+                   Point::kernel);
+  out.b_columns = fine ? s.get(dB, ldda, m, nrhs, b, ldb, false, false) : 0;
+  if (!s.failed()) s.finish();
+  out.r.ran = !s.failed() && out.b_columns == nrhs;
+  if (!out.r.ran) out.r.why = "CUDA error";
+  return out;
+}
+
+// ---- xORMQR / xUNMQR --------------------------------------------------------
+
+template <class T>
+Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc) {
+  Context *ctx = context();
+  if (!ctx) return {false, 0, context_error(), 0};
+  std::lock_guard<std::mutex> g(ctx->lock);
+  if (!ok(cudaSetDevice(ctx->device))) return {false, 0, "cudaSetDevice failed", 0};
+  const lint nq = left ? m : n, nb = apply_block(k), npanels = (k + nb - 1) / nb;
+  // Pieces: C by columns (left) or rows (right), reflectors by columns.
+  if (std::size_t(std::max(m, n)) * sizeof(T) > Context::kSlotBytes)
+    return {false, 0, "matrix line larger than staging", 0};
+  const lint lddq = (nq + 31) / 32 * 32, lddc = (m + 31) / 32 * 32;
+  if (fault::hit(Point::alloc) ||
+      !ctx->matrix.reserve(round_up(sizeof(T) * std::size_t(lddq) * k) + round_up(sizeof(T) * std::size_t(lddc) * n)))
+    return {false, 0, "GPU out of memory", 0};
+  const lint wrows = left ? nb : m, wcols = left ? n : nb;  // W of larfb
+  if (!ctx->workspace.reserve(round_up(sizeof(T) * std::size_t(lddq) * nb) + 2 * t_bytes<T>(nb) +
+                              round_up(sizeof(T) * std::size_t(wrows) * wcols) + round_up(sizeof(T) * k)))
+    return {false, 0, "GPU out of memory", 0};
+  Carve mem{static_cast<char *>(ctx->matrix.get())}, work{static_cast<char *>(ctx->workspace.get())};
+  T *dQ = mem.take<T>(std::size_t(lddq) * k), *dC = mem.take<T>(std::size_t(lddc) * n);
+  T *dV = work.take<T>(std::size_t(lddq) * nb), *dT = work.take<T>(std::size_t(nb) * nb);
+  T *dG = work.take<T>(std::size_t(nb) * nb), *dW = work.take<T>(std::size_t(wrows) * wcols);
+  T *dtau = work.take<T>(k);
+
+  QrSteps<T> s(*ctx);
+  bool fine = s.init() && s.put(c, ldc, m, n, dC, lddc) && s.put(tau, 1, 1, k, dtau, 1);
+  // Q = H(1)...H(k): Q C and C Q**H take the blocks last first.
+  const bool backward = left != trans;
+  for (lint i = 0; i < npanels && fine; ++i) {
+    const lint p = backward ? npanels - 1 - i : i, k0 = p * nb, kb = std::min(nb, k - k0), mk = nq - k0;
+    T *q = dQ + k0 + std::size_t(k0) * lddq;
+    fine = s.put(a + k0 + std::size_t(k0) * lda, lda, mk, kb, q, lddq) &&
+           s.form_v_t(mk, kb, q, lddq, dV, lddq, dtau + k0, dT, nb, dG) &&
+           (left ? s.larfb(true, trans, mk, n, kb, dV, lddq, dT, nb, dC + k0, lddc, dW, wrows)
+                 : s.larfb(false, trans, m, mk, kb, dV, lddq, dT, nb, dC + std::size_t(k0) * lddc, lddc, dW, wrows));
+  }
+  const lint lines = left ? n : m;
+  const lint stored = fine ? s.get(dC, lddc, m, n, c, ldc, !left, false) : 0;
+  if (!s.failed()) s.finish();
+  if (s.failed() || stored != lines) return {false, 0, "CUDA error", stored};
+  return {true, 0, nullptr, 0};
+}
+
+// ---- xORGQR / xUNGQR --------------------------------------------------------
+
+template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T *tau) {
+  Context *ctx = context();
+  if (!ctx) return {false, 0, context_error(), n};
+  std::lock_guard<std::mutex> g(ctx->lock);
+  if (!ok(cudaSetDevice(ctx->device))) return {false, 0, "cudaSetDevice failed", n};
+  if (std::size_t(m) * sizeof(T) > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", n};
+  const lint nb = apply_block(k), npanels = (k + nb - 1) / nb, ldd = (m + 31) / 32 * 32;
+  if (fault::hit(Point::alloc) || !ctx->matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * n)))
+    return {false, 0, "GPU out of memory", n};
+  if (!ctx->workspace.reserve(round_up(sizeof(T) * std::size_t(ldd) * nb) + 3 * t_bytes<T>(nb) +
+                              round_up(sizeof(T) * std::size_t(nb) * n) + round_up(sizeof(T) * std::max<lint>(k, 1))))
+    return {false, 0, "GPU out of memory", n};
+  Carve work{static_cast<char *>(ctx->workspace.get())};
+  T *dA = static_cast<T *>(ctx->matrix.get());
+  T *dV = work.take<T>(std::size_t(ldd) * nb), *dT = work.take<T>(std::size_t(nb) * nb);
+  T *dG = work.take<T>(std::size_t(nb) * nb), *dE = work.take<T>(std::size_t(nb) * nb);
+  T *dW = work.take<T>(std::size_t(nb) * n), *dtau = work.take<T>(std::max<lint>(k, 1));
+  auto at = [&](lint i, lint j) { return dA + i + std::size_t(j) * ldd; };
+
+  QrSteps<T> s(*ctx);
+  bool fine = s.init() && s.put(tau, 1, 1, k, dtau, 1);
+  if (fine && k < n) {  // columns k..n-1 start as those of the identity
+    set_identity<<<grid_for(int64_t(m) * (n - k)), 256, 0, ctx->compute_stream>>>(m, n - k, k, dv(at(0, k)), ldd);
+    fine = s.launched();
+  }
+  for (lint p = npanels - 1; p >= 0 && fine; --p) {
+    const lint k0 = p * nb, kb = std::min(nb, k - k0), mk = m - k0, c0 = k0 + kb;
+    fine = s.put(a + k0 + std::size_t(k0) * lda, lda, mk, kb, at(k0, k0), ldd) &&
+           s.form_v_t(mk, kb, at(k0, k0), ldd, dV, ldd, dtau + k0, dT, nb, dG) &&
+           s.larfb(true, false, mk, n - c0, kb, dV, ldd, dT, nb, at(k0, c0), ldd, dW, nb) &&
+           // the block's own columns: E - V (T V1**H), then zeros above
+           s.check(blas::gemm(ctx->blas, CUBLAS_OP_N, blas::op_c<T>(), kb, kb, kb, T(1), dT, nb, dV, ldd, T(0), dE, nb),
+                   Point::kernel) &&
+           s.check(blas::gemm(ctx->blas, CUBLAS_OP_N, CUBLAS_OP_N, mk, kb, kb, T(-1), dV, ldd, dE, nb, T(0),
+                              at(k0, k0), ldd),
+                   Point::kernel);
+    if (!fine) break;
+    add_identity<<<grid_for(kb), 256, 0, ctx->compute_stream>>>(kb, dv(at(k0, k0)), ldd);
+    fine = s.launched() && (k0 == 0 || s.check(cudaMemset2DAsync(at(0, k0), ldd * sizeof(T), 0, k0 * sizeof(T), kb,
+                                                                 ctx->compute_stream),
+                                               Point::kernel));
+  }
+  const lint stored = fine ? s.get(dA, ldd, m, n, a, lda, false, true) : 0;
+  if (!s.failed()) s.finish();
+  if (s.failed() || stored != n) return {false, 0, "CUDA error", n - stored};
+  return {true, 0, nullptr, 0};
+}
+
+#define HQR_INSTANTIATE(T)                                                                     \
+  template GelsResult gels(lint, lint, lint, T *, lint, T *, lint, T *, const char **);        \
+  template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint); \
+  template Result orgqr(lint, lint, lint, T *, lint, const T *);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
+
+}  // namespace hqr::gpu
