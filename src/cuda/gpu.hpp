@@ -69,7 +69,7 @@ struct GelsResult {
   Result r;         // ran: A, tau and all of B final (r.info as above)
   bool factored;    // A holds the whole factorization and tau its tau (else r.resume columns of it)
   lint b_columns;   // leading columns of B final (the rest still hold the input)
-  double anrm;      // max |a_ij| of the input, when factored; 0: B was not touched
+  double anrm;      // max |a_ij| of the input, when factored (NaN: unknown); 0: B was not touched
 };
 template <class T>
 GelsResult gels(lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path);

@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -243,6 +244,12 @@ GelsResult gels(lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *ta
   out.factored = true;
   if (path) *path = std::strcmp(*path, "gpu-hybrid (cpu panels)") == 0 ? "gpu-hybrid geqrf (cpu panels) + gpu apply"
                                                                       : "gpu-hybrid geqrf (gpu panels) + gpu apply";
+  // xTRTRS's check: the first exactly zero diagonal element of R.
+  lint info = 0;
+  for (lint i = 0; i < n && info == 0; ++i)
+    if (a[i + std::size_t(i) * lda] == T(0)) info = i + 1;
+  out.r.info = info;
+  out.anrm = std::numeric_limits<double>::quiet_NaN();  // unknown: the caller does not scale
   QrSteps<T> s(*c);
   unsigned long long bits = 0;
   if (!s.init() || !s.check(cudaMemcpy(&bits, f.amax, sizeof bits, cudaMemcpyDeviceToHost), Point::copy)) {
@@ -250,11 +257,6 @@ GelsResult gels(lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *ta
     return out;
   }
   std::memcpy(&out.anrm, &bits, sizeof bits);
-  // xTRTRS's check: the first exactly zero diagonal element of R.
-  lint info = 0;
-  for (lint i = 0; i < n && info == 0; ++i)
-    if (a[i + std::size_t(i) * lda] == T(0)) info = i + 1;
-  out.r.info = info;
   if (out.anrm == 0) {  // A = 0: xGELS sets B to zero without a factorization (the caller does)
     out.r.ran = true;
     return out;
