@@ -630,9 +630,10 @@ template <class T> void gels_blocks(void **) {
 }
 
 // A rank-deficient A (column j exactly zero, so R(j,j) = 0 exactly): INFO = j
-// as the reference LAPACK's, B left as Q^H B (its column norms those of the
-// input; equal to the reference's up to the signs of Q's rows); an all-zero
-// A gives INFO = 0 and B = 0. Over several blocks too.
+// as the reference LAPACK's; trans 'N' leaves B as Q^H B (its column norms
+// those of the input; equal to the reference's up to the signs of Q's rows),
+// trans 'T'/'C' leaves B as it came; an all-zero A gives INFO = 0 and
+// B(1:max(m,n),:) = 0. Over several blocks too.
 template <class T> void gels_rank_deficient(void **) {
   struct Case {
     lint m, n, zero_col, nrhs;
@@ -640,62 +641,72 @@ template <class T> void gels_rank_deficient(void **) {
   };
   constexpr Case kCases[] = {{40, 10, 4, 2, 0}, {333, 100, 77, 1, 48}, {200, 120, 1, 3, 48}, {120, 120, 120, 1, 48},
                              {50, 20, 0, 2, 0}, {300, 100, 0, 1, 48}};
-  for (const Case &cs : kCases) {
-    const lint m = cs.m, n = cs.n, nrhs = cs.nrhs, lda = m + 2, ldb = m + 3;
-    const std::string ctx = context("%cgels m=%ld n=%ld zero column %ld nrhs=%ld nb=%d", prefix<T>(), long(m), long(n),
-                                    long(cs.zero_col), long(nrhs), cs.nb);
-    Matrix<T> a0 = random_matrix<T>(m, n, lda);
-    for (lint j = 0; j < n; ++j)
-      for (lint i = 0; i < m; ++i)
-        if (cs.zero_col == 0 || j == cs.zero_col - 1) a0(i, j) = T(0);
-    const Matrix<T> b0 = random_matrix<T>(m, nrhs, ldb);
-    Matrix<T> a = a0, b = b0, ra = a0, rb = b0;
-    std::vector<T> work(size_t(64 * (n + nrhs)));
-    hqr_set_nb(cs.nb);
-    const lint info = gels<T>('N', m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.data(), lint(work.size()));
-    hqr_set_nb(0);
-    const lint ref = gels<T>('N', m, n, nrhs, ra.ptr(), lda, rb.ptr(), ldb, work.data(), lint(work.size()), Lib::ref);
-    assert_info(info, ref, ctx);
-    assert_info(info, cs.zero_col == 0 ? 0 : cs.zero_col, ctx + " (the zero column)");
-    for (lint j = 0; j < nrhs; ++j) {
-      double bn = 0, gn = 0, rn = 0;
-      for (lint i = 0; i < m; ++i) {
-        bn += std::norm(std::complex<double>(b0(i, j)));
-        gn += std::norm(std::complex<double>(b(i, j)));
-        rn += std::norm(std::complex<double>(rb(i, j)));
-      }
-      if (cs.zero_col == 0) {
-        if (gn != 0 || rn != 0) fail_msg("%s: B not zeroed (hqr %g, reference %g)", ctx.c_str(), gn, rn);
+  for (const Case &cs : kCases)
+    for (char trans : {'N', trans_h<T>()}) {
+      const lint m = cs.m, n = cs.n, nrhs = cs.nrhs, lda = m + 2, ldb = m + 3;
+      const std::string ctx = context("%cgels trans=%c m=%ld n=%ld zero column %ld nrhs=%ld nb=%d", prefix<T>(), trans,
+                                      long(m), long(n), long(cs.zero_col), long(nrhs), cs.nb);
+      Matrix<T> a0 = random_matrix<T>(m, n, lda);
+      for (lint j = 0; j < n; ++j)
+        for (lint i = 0; i < m; ++i)
+          if (cs.zero_col == 0 || j == cs.zero_col - 1) a0(i, j) = T(0);
+      const Matrix<T> b0 = random_matrix<T>(m, nrhs, ldb);
+      Matrix<T> a = a0, b = b0, ra = a0, rb = b0;
+      std::vector<T> work(size_t(64 * (n + nrhs)));
+      hqr_set_nb(cs.nb);
+      const lint info = gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.data(), lint(work.size()));
+      hqr_set_nb(0);
+      const lint ref =
+          gels<T>(trans, m, n, nrhs, ra.ptr(), lda, rb.ptr(), ldb, work.data(), lint(work.size()), Lib::ref);
+      assert_info(info, ref, ctx);
+      assert_info(info, cs.zero_col == 0 ? 0 : cs.zero_col, ctx + " (the zero column)");
+      if (trans != 'N' && cs.zero_col != 0) {
+        if (!same_bytes(b, b0) || !same_bytes(rb, b0)) fail_msg("%s: B changed (LAPACK leaves it)", ctx.c_str());
         continue;
       }
-      assert_ratio(std::abs(std::sqrt(gn) - std::sqrt(bn)) / (double(m) * std::sqrt(bn) * eps<T>()),
-                   ctx + " ||Q^H b|| = ||b||");
-      double d = 0;  // |Q^H b| against the reference's, elementwise
-      for (lint i = 0; i < m; ++i) d = std::max(d, std::abs(double(std::abs(b(i, j))) - double(std::abs(rb(i, j)))));
-      assert_ratio(d / (double(m) * std::sqrt(bn) * eps<T>()), ctx + " |Q^H b| - |Q^H b|_ref");
+      for (lint j = 0; j < nrhs; ++j) {
+        double bn = 0, gn = 0, rn = 0;
+        for (lint i = 0; i < m; ++i) {
+          bn += std::norm(std::complex<double>(b0(i, j)));
+          gn += std::norm(std::complex<double>(b(i, j)));
+          rn += std::norm(std::complex<double>(rb(i, j)));
+        }
+        if (cs.zero_col == 0) {
+          if (gn != 0 || rn != 0) fail_msg("%s: B not zeroed (hqr %g, reference %g)", ctx.c_str(), gn, rn);
+          continue;
+        }
+        assert_ratio(std::abs(std::sqrt(gn) - std::sqrt(bn)) / (double(m) * std::sqrt(bn) * eps<T>()),
+                     ctx + " ||Q^H b|| = ||b||");
+        double d = 0;  // |Q^H b| against the reference's, elementwise
+        for (lint i = 0; i < m; ++i)
+          d = std::max(d, std::abs(double(std::abs(b(i, j))) - double(std::abs(rb(i, j)))));
+        assert_ratio(d / (double(m) * std::sqrt(bn) * eps<T>()), ctx + " |Q^H b| - |Q^H b|_ref");
+      }
     }
-  }
 }
 
-// max |a_ij| below LAPACK's SMLNUM: xGELS scales A (and leaves R of the
-// scaled A) and B's residual rows; hqr leaves what the reference leaves.
+// max |a_ij| and max |b_ij| below LAPACK's SMLNUM or above BIGNUM: xGELS
+// scales A (and leaves R of the scaled A) and B (trans 'N': its residual
+// rows stay scaled); hqr leaves what the reference leaves.
 template <class T> void gels_scaled(void **) {
   using R = real_t<T>;
   const R smlnum = std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon();
   const lint m = 150, n = 60, nrhs = 2, lda = m, ldb = m;
   for (R scale : {R(smlnum / 64), R(1) / smlnum * 8})
-    for (int nb : {0, 48}) {
-      const std::string ctx = context("%cgels max|a_ij| ~ %g nb=%d", prefix<T>(), double(scale), nb);
+    for (char trans : {'N', trans_h<T>()}) {
+      const int nb = trans == 'N' ? 0 : 48;
+      const std::string ctx = context("%cgels trans=%c max|a_ij| ~ %g nb=%d", prefix<T>(), trans, double(scale), nb);
       Matrix<T> a0 = random_matrix<T>(m, n, lda), b0 = random_matrix<T>(m, nrhs, ldb);
       for (auto &x : a0.data) x *= scale;
       for (auto &x : b0.data) x *= scale;
       Matrix<T> a = a0, b = b0, ra = a0, rb = b0;
       std::vector<T> work(size_t(64 * (n + nrhs)));
       hqr_set_nb(nb);
-      assert_info(gels<T>('N', m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.data(), lint(work.size())), 0, ctx);
+      assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.data(), lint(work.size())), 0, ctx);
       hqr_set_nb(0);
-      assert_info(gels<T>('N', m, n, nrhs, ra.ptr(), lda, rb.ptr(), ldb, work.data(), lint(work.size()), Lib::ref), 0,
-                  ctx + " (reference)");
+      assert_info(
+          gels<T>(trans, m, n, nrhs, ra.ptr(), lda, rb.ptr(), ldb, work.data(), lint(work.size()), Lib::ref), 0,
+          ctx + " (reference)");
       // R and B relative to the reference's largest entries (|.|: signs are a convention).
       double dr = 0, nr = 0, db = 0, nbm = 0;
       for (lint j = 0; j < n; ++j)

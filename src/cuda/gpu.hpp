@@ -60,10 +60,12 @@ namespace hqr::gpu {
 // Host memory in and out; the caller has checked the arguments and that the
 // call has work (no quick return).
 
-// xGELS, m >= n, trans 'N': the hybrid geqrf (A and tau stored as xGEQRF
-// stores them; tau in the caller's `tau`, min(m,n) entries), then on the
-// device B := Q**H B and, unless R has an exactly zero diagonal element
-// (info = the first one's index, as xTRTRS), B(1:n,:) := R**-1 B(1:n,:).
+// xGELS, m >= n: the hybrid geqrf (A and tau stored as xGEQRF stores them;
+// tau in the caller's `tau`, min(m,n) entries), then on the device, for
+// trans 'N', B := Q**H B and, unless R has an exactly zero diagonal element
+// (info = the first one's index, as xTRTRS), B(1:n,:) := R**-1 B(1:n,:);
+// for `trans` ('T'/'C'), unless info > 0 (B then untouched),
+// B(1:n,:) := R**-H B(1:n,:), B(n+1:m,:) := 0, B := Q B.
 // No scaling (xGELS's xLASCL): the caller emulates it from `anrm`.
 struct GelsResult {
   Result r;         // ran: A, tau and all of B final (r.info as above)
@@ -72,7 +74,7 @@ struct GelsResult {
   double anrm;      // max |a_ij| of the input, when factored (NaN: unknown); 0: B was not touched
 };
 template <class T>
-GelsResult gels(lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path);
+GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path);
 
 // xORMQR/xUNMQR: C := op(Q) C (left) or C op(Q) (right), op(Q) = Q**H when
 // `trans`. A and tau are only read. `ran` false: C's first r.resume columns

@@ -55,7 +55,10 @@ std::size_t round_up(std::size_t b) { return (b + 255) / 256 * 256; }
 template <class T> class QrSteps {
  public:
   explicit QrSteps(Context &c) : c_(c) {}
+  // Every stream drained, so that no queued step outlives the call (the next
+  // one may reallocate the buffers); errors here were reported already.
   ~QrSteps() {
+    for (cudaStream_t st : {c_.compute_stream, c_.upload_stream, c_.download_stream}) (void)cudaStreamSynchronize(st);
     if (ready_) cudaEventDestroy(ready_);
     if (failed_) (void)cudaGetLastError();
   }
@@ -213,7 +216,7 @@ template <class T> std::size_t t_bytes(lint nb) { return round_up(sizeof(T) * st
 // ---- xGELS ------------------------------------------------------------------
 
 template <class T>
-GelsResult gels(lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path) {
+GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path) {
   GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
   Context *c = context();
   if (!c) {
@@ -265,18 +268,44 @@ GelsResult gels(lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *ta
   T *dB = w.take<T>(std::size_t(ldda) * nrhs), *dV = w.take<T>(std::size_t(ldda) * nbmax);
   T *dW = w.take<T>(std::size_t(nbmax) * nrhs);
   const lint nb = f.nb, npanels = (n + nb - 1) / nb;
-  bool fine = s.put(b, ldb, m, nrhs, dB, ldda);
-  for (lint p = 0; p < npanels && fine; ++p) {
+  const T *tmat = f.t;
+  auto v_of = [&](lint p) {  // block p's V into dV
     const lint k0 = p * nb, kb = std::min(nb, n - k0), mk = m - k0;
-    const T *ap = f.a + k0 + std::size_t(k0) * f.ldda;
-    unit_lower_copy<<<grid_for(int64_t(mk) * kb), 256, 0, c->compute_stream>>>(mk, kb, dv(ap), f.ldda, dv(dV), ldda);
-    fine = s.launched() && s.larfb(true, true, mk, nrhs, kb, dV, ldda, f.t + std::size_t(p) * nb * nb, nb, dB + k0,
-                                   ldda, dW, nbmax);
+    unit_lower_copy<<<grid_for(int64_t(mk) * kb), 256, 0, c->compute_stream>>>(
+        mk, kb, dv(f.a + k0 + std::size_t(k0) * f.ldda), f.ldda, dv(dV), ldda);
+    return s.launched();
+  };
+  bool fine = true;
+  if (!trans) {  // B := Q**H B, then B(1:n,:) := R**-1 B(1:n,:)
+    fine = s.put(b, ldb, m, nrhs, dB, ldda);
+    for (lint p = 0; p < npanels && fine; ++p) {
+      const lint k0 = p * nb, kb = std::min(nb, n - k0);
+      fine = v_of(p) && s.larfb(true, true, m - k0, nrhs, kb, dV, ldda, tmat + std::size_t(p) * nb * nb, nb, dB + k0,
+                                ldda, dW, nbmax);
+    }
+    if (fine && info == 0)
+      fine = s.check(blas::trsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                                n, nrhs, T(1), f.a, f.ldda, dB, ldda),
+                     Point::kernel);
+  } else {  // B(1:n,:) := R**-H B(1:n,:), B(n+1:m,:) := 0, B := Q B
+    if (info > 0) {  // xTRTRS returns first: B as it came
+      out.r.ran = true;
+      out.b_columns = nrhs;
+      return out;
+    }
+    fine = s.put(b, ldb, n, nrhs, dB, ldda) &&
+           s.check(blas::trsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT,
+                              n, nrhs, T(1), f.a, f.ldda, dB, ldda),
+                   Point::kernel) &&
+           (m == n || s.check(cudaMemset2DAsync(dB + n, ldda * sizeof(T), 0, (m - n) * sizeof(T), nrhs,
+                                                c->compute_stream),
+                              Point::kernel));
+    for (lint p = npanels - 1; p >= 0 && fine; --p) {
+      const lint k0 = p * nb, kb = std::min(nb, n - k0);
+      fine = v_of(p) && s.larfb(true, false, m - k0, nrhs, kb, dV, ldda, tmat + std::size_t(p) * nb * nb, nb,
+                                dB + k0, ldda, dW, nbmax);
+    }
   }
-  if (fine && info == 0)
-    fine = s.check(blas::trsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n,
-                              nrhs, T(1), f.a, f.ldda, dB, ldda),
-                   Point::kernel);
   out.b_columns = fine ? s.get(dB, ldda, m, nrhs, b, ldb, false, false) : 0;
   if (!s.failed()) s.finish();
   out.r.ran = !s.failed() && out.b_columns == nrhs;
@@ -380,7 +409,7 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
 }
 
 #define HQR_INSTANTIATE(T)                                                                     \
-  template GelsResult gels(lint, lint, lint, T *, lint, T *, lint, T *, const char **);        \
+  template GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **);  \
   template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint); \
   template Result orgqr(lint, lint, lint, T *, lint, const T *);
 HQR_INSTANTIATE(float)

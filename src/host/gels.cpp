@@ -16,14 +16,15 @@
 // zero, A does not have full rank and no solution is computed (B then holds
 // Q**H B, as LAPACK leaves it).
 //
-// Large problems with m >= n and trans 'N' run on the GPU
-// (src/cuda/qr_apply.cu): the hybrid geqrf keeps its factor on the device,
-// Q**H B and the triangular solve follow there, and A and B come back once.
+// Large problems with m >= n run on the GPU (src/cuda/qr_apply.cu): the
+// hybrid geqrf keeps its factor on the device, Q**H B and the triangular
+// solve (trans 'N'; for 'T'/'C' the solve with R**H, then Q) follow there,
+// and A and B come back once.
 // The GPU path keeps its own workspace, so any legal LWORK serves it (tau
 // lives in WORK(1:mn), as in LAPACK). xGELS's scaling of A and B (xLASCL
 // where max |a_ij| or max |b_ij| lies outside [SMLNUM, BIGNUM]) is emulated
 // on the results: R scaled as LAPACK leaves it, the residual rows of B too.
-// The other shapes and transposes run on the CPU (the next LAPACK). If the
+// m < n (LQ) runs on the CPU (the next LAPACK). If the
 // GPU stops mid-call, the CPU finishes from the columns it stored.
 #include <algorithm>
 #include <limits>
@@ -64,15 +65,26 @@ void lascl(char type, Real<T> cfrom, Real<T> cto, lint m, lint n, T *a, lint lda
   if (m > 0 && n > 0) f(&type, &zero, &zero, &cfrom, &cto, &m, &n, a, &lda, &info, 1);
 }
 
-// LAPACK's xTRTRS('U', 'N', 'N') on the next LAPACK: INFO > 0 at the first
+// LAPACK's xTRTRS('U', op, 'N') on the next LAPACK: INFO > 0 at the first
 // exactly zero diagonal element (B untouched then).
-template <class T> lint trtrs_upper(lint n, lint nrhs, const T *a, lint lda, T *b, lint ldb) {
+template <class T> lint trtrs_upper(char op, lint n, lint nrhs, const T *a, lint lda, T *b, lint ldb) {
   using F = void(const char *, const char *, const char *, const lint *, const lint *, const T *, const lint *, T *,
                  const lint *, lint *, std::size_t, std::size_t, std::size_t);
   static F *const f = next::fn<F, T>("trtrs");
   lint info = 0;
-  f("U", "N", "N", &n, &nrhs, a, &lda, b, &ldb, &info, 1, 1, 1);
+  f("U", &op, "N", &n, &nrhs, a, &lda, b, &ldb, &info, 1, 1, 1);
   return info;
+}
+
+// B := op(Q) B with the next LAPACK's xORMQR ('L'), Q from n reflectors of order m.
+template <class T> void apply_q(char op, lint m, lint n, lint nrhs, const T *a, lint lda, const T *tau, T *b, lint ldb) {
+  const lint query = -1;
+  lint info = 0;
+  T w{};
+  next::ormqr("L", &op, &m, &nrhs, &n, a, &lda, tau, b, &ldb, &w, &query, &info);
+  lint lw = std::max<lint>({1, nrhs, lint(std::real(w))});
+  std::vector<T> work(static_cast<std::size_t>(lw));
+  next::ormqr("L", &op, &m, &nrhs, &n, a, &lda, tau, b, &ldb, work.data(), &lw, &info);
 }
 
 // xGELS's SMLNUM and BIGNUM: safe minimum / precision, and its reciprocal.
@@ -107,19 +119,24 @@ template <class T> void finish_geqrf(lint m, lint n, lint r, T *a, lint lda, T *
   }
 }
 
-// xGELS's tail for m >= n, trans 'N' on columns of B: B := Q**H B, then
-// B(1:n,:) := R**-1 B(1:n,:) unless R has a zero diagonal (returned).
-template <class T> lint solve_tail(lint m, lint n, lint nrhs, const T *a, lint lda, const T *tau, T *b, lint ldb) {
+// xGELS's steps after the factorization, m >= n, on columns of B (as
+// LAPACK 3.11 without its scaling): trans 'N': B := Q**H B, then
+// B(1:n,:) := R**-1 B(1:n,:) unless R has a zero diagonal (returned);
+// trans 'T'/'C': B(1:n,:) := R**-H B(1:n,:) (B untouched if R has a zero
+// diagonal), B(n+1:m,:) := 0, B := Q B.
+template <class T>
+lint solve_tail(bool trans, lint m, lint n, lint nrhs, const T *a, lint lda, const T *tau, T *b, lint ldb) {
   if (nrhs <= 0) return 0;
-  const char trans = is_complex<T> ? 'C' : 'T';
-  const lint query = -1;
-  lint info = 0;
-  T w{};
-  next::ormqr("L", &trans, &m, &nrhs, &n, a, &lda, tau, b, &ldb, &w, &query, &info);
-  lint lw = std::max<lint>({1, nrhs, lint(std::real(w))});
-  std::vector<T> work(static_cast<std::size_t>(lw));
-  next::ormqr("L", &trans, &m, &nrhs, &n, a, &lda, tau, b, &ldb, work.data(), &lw, &info);
-  return trtrs_upper(n, nrhs, a, lda, b, ldb);
+  const char ct = is_complex<T> ? 'C' : 'T';
+  if (!trans) {
+    apply_q(ct, m, n, nrhs, a, lda, tau, b, ldb);
+    return trtrs_upper('N', n, nrhs, a, lda, b, ldb);
+  }
+  const lint info = trtrs_upper(ct, n, nrhs, a, lda, b, ldb);
+  if (info > 0) return info;
+  for (lint j = 0; j < nrhs; ++j) std::fill(b + n + std::size_t(j) * ldb, b + m + std::size_t(j) * ldb, T(0));
+  apply_q('N', m, n, nrhs, a, lda, tau, b, ldb);
+  return 0;
 }
 
 // WORK(1) on exit: the next LAPACK's optimal LWORK.
@@ -133,15 +150,16 @@ T optimal_gels_lwork(const char *trans, const lint *m, const lint *n, const lint
   return w;
 }
 
-// The GPU path for m >= n, trans 'N' (with the CPU finishing whatever the
-// GPU could not); false: nothing was changed and the CPU runs the call.
+// The GPU path for m >= n (with the CPU finishing whatever the GPU could
+// not); false: nothing was changed and the CPU runs the call.
 template <class T>
-bool gels_gpu(lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *work, lint *info, Trace &trace) {
+bool gels_gpu(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *work, lint *info,
+              Trace &trace) {
   const Real<T> smlnum = small_number<T>(), bignum = Real<T>(1) / smlnum;
-  const Real<T> bnrm = max_abs(m, nrhs, b, ldb);  // before B changes
-  T *tau = work;                                   // WORK(1:n), as LAPACK's xGELS
+  const Real<T> bnrm = max_abs(trans ? n : m, nrhs, b, ldb);  // before B changes (LAPACK's BROW rows)
+  T *tau = work;                                               // WORK(1:n), as LAPACK's xGELS
   const char *path = "gpu";
-  const gpu::GelsResult g = gpu::gels(m, n, nrhs, a, lda, b, ldb, tau, &path);
+  const gpu::GelsResult g = gpu::gels(trans, m, n, nrhs, a, lda, b, ldb, tau, &path);
   if (!g.factored) {
     if (g.r.resume <= 0) {
       trace.path("cpu", g.r.why);
@@ -149,7 +167,7 @@ bool gels_gpu(lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *work
     }
     trace.path("cpu-resumed", g.r.why);  // from the GPU's final columns of the factorization
     finish_geqrf(m, n, g.r.resume, a, lda, tau);
-    *info = solve_tail(m, n, nrhs, a, lda, tau, b, ldb);
+    *info = solve_tail(trans, m, n, nrhs, a, lda, tau, b, ldb);
     return true;
   }
   const Real<T> anrm = Real<T>(g.anrm);
@@ -165,14 +183,19 @@ bool gels_gpu(lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *work
   } else {
     trace.path("cpu-resumed", g.r.why);  // B's trailing columns on the CPU
     const lint c = g.b_columns;
-    solve_tail(m, n, nrhs - c, a, lda, tau, b + std::size_t(c) * ldb, ldb);
+    solve_tail(trans, m, n, nrhs - c, a, lda, tau, b + std::size_t(c) * ldb, ldb);
   }
-  // xGELS's scaling, as it leaves A and B: R of the scaled A; B's rows past
-  // the solution (all of them when no solution was computed) scaled.
+  // xGELS's scaling, as it leaves A and B: R of the scaled A; B scaled where
+  // LAPACK does not scale it back: trans 'N', the rows past the solution
+  // (all of them when no solution was computed); trans 'T'/'C', rows 1..n
+  // when no solution was computed.
   if (anrm < smlnum || anrm > bignum) lascl('U', anrm, anrm < smlnum ? smlnum : bignum, n, n, a, lda);
   if (bnrm > 0 && (bnrm < smlnum || bnrm > bignum)) {
-    const lint r0 = *info > 0 ? 0 : n;
-    lascl('G', bnrm, bnrm < smlnum ? smlnum : bignum, m - r0, nrhs, b + r0, ldb);
+    const Real<T> cto = bnrm < smlnum ? smlnum : bignum;
+    if (!trans)
+      lascl('G', bnrm, cto, m - (*info > 0 ? 0 : n), nrhs, b + (*info > 0 ? 0 : n), ldb);
+    else if (*info > 0)
+      lascl('G', bnrm, cto, n, nrhs, b, ldb);
   }
   return true;
 }
@@ -220,12 +243,12 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
   Trace trace(routine_name<T>("GELS"), flops::gels<T>(*m, *n, *nrhs));
   trace.args("trans=%c m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld lwork=%ld", *trans, long(*m), long(*n), long(*nrhs),
              long(*lda), long(*ldb), long(*lwork));
-  if (*m >= *n && lsame(trans, 'N')) {
+  if (*m >= *n) {
     // The hybrid geqrf's crossover, at the order of the square QR with the
     // flops of this one.
     const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>);
     if (d.path == Path::gpu) {
-      if (gels_gpu(*m, *n, *nrhs, a, *lda, b, *ldb, work, info, trace)) {
+      if (gels_gpu(!lsame(trans, 'N'), *m, *n, *nrhs, a, *lda, b, *ldb, work, info, trace)) {
         work[0] = optimal_gels_lwork(trans, m, n, nrhs, a, lda, b, ldb);
         return;
       }
@@ -233,7 +256,7 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
       trace.path("cpu", d.why);
     }
   } else {
-    trace.path("cpu", "no GPU path for this shape or transpose yet");
+    trace.path("cpu", "no GPU path for m < n yet");
   }
   next::gels(trans, m, n, nrhs, a, lda, b, ldb, work, lwork, info);
 }

@@ -45,7 +45,7 @@ template Result qrupd_addrows(lint, lint, lint, double *, lint, double *, lint);
 
 // ---- Applying and forming Q (qr_apply.cu in a CUDA build) -------------------
 namespace hqr::gpu {
-template <class T> GelsResult gels(lint, lint, lint, T *, lint, T *, lint, T *, const char **) {
+template <class T> GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **) {
   return {{false, 0, "built without CUDA", 0}, false, 0, 0};
 }
 template <class T> Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint) {
@@ -53,7 +53,7 @@ template <class T> Result ormqr(bool, bool, lint, lint, lint, const T *, lint, c
 }
 template <class T> Result orgqr(lint, lint, lint, T *, lint, const T *) { return {false, 0, "built without CUDA", 0}; }
 #define HQR_INSTANTIATE(T)                                                                     \
-  template GelsResult gels(lint, lint, lint, T *, lint, T *, lint, T *, const char **);        \
+  template GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **);  \
   template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint); \
   template Result orgqr(lint, lint, lint, T *, lint, const T *);
 HQR_INSTANTIATE(float)
