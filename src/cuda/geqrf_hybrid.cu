@@ -36,6 +36,10 @@
 // (left-looking catch-up, T of every panel kept) instead of holding step 1
 // back, and a recursive or TSQR panel in place of cuSOLVER's.
 //
+// geqrf_on_device (qr_device.hpp) runs the same factorization for xGELS and
+// leaves the factor on the device: every panel's T kept, workspace set aside
+// for the caller, and max |a_ij| measured as block columns arrive.
+//
 // The caller's array is written only with final columns, left to right, so
 // if the GPU fails mid-call Result::resume counts the leading columns (and
 // their tau) already final there; the rest still holds the input and the CPU
@@ -465,11 +469,9 @@ template <class T> class HybridGeqrf {
 
 }  // namespace
 
-template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const char **path) {
-  Context *c = context();
-  if (!c) return {false, 0, context_error(), 0};
-  std::lock_guard<std::mutex> g(c->lock);
-  if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
+template <class T>
+Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::size_t extra_bytes, DeviceQR<T> *out,
+                       const char **path) {
   const Panel mode = config::panel() == config::kPanelCpu ? Panel::cpu : Panel::gpu;
   const int nb_setting = config::nb();
   // Block sizes measured on the H200 (bench/results/qr-*): 512 from n =
@@ -479,18 +481,15 @@ template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const ch
   lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 128 : n >= 8192 ? 512 : 256;
   nb = std::min<lint>({nb, n, 1024});
   if (path) *path = mode == Panel::cpu ? "gpu-hybrid (cpu panels)" : "gpu-hybrid (gpu panels)";
-  return HybridGeqrf<T>(*c, m, n, a, lda, tau, nb, mode).run();
+  return HybridGeqrf<T>(c, m, n, a, lda, tau, nb, mode, extra_bytes, out).run();
 }
 
-template <class T>
-Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::size_t extra_bytes, DeviceQR<T> *out,
-                       const char **path) {
-  const Panel mode = config::panel() == config::kPanelCpu ? Panel::cpu : Panel::gpu;
-  const int nb_setting = config::nb();
-  lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 128 : n >= 8192 ? 512 : 256;
-  nb = std::min<lint>({nb, n, 1024});
-  if (path) *path = mode == Panel::cpu ? "gpu-hybrid (cpu panels)" : "gpu-hybrid (gpu panels)";
-  return HybridGeqrf<T>(c, m, n, a, lda, tau, nb, mode, extra_bytes, out).run();
+template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const char **path) {
+  Context *c = context();
+  if (!c) return {false, 0, context_error(), 0};
+  std::lock_guard<std::mutex> g(c->lock);
+  if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
+  return geqrf_on_device(*c, m, n, a, lda, tau, 0, static_cast<DeviceQR<T> *>(nullptr), path);
 }
 
 template Result geqrf(lint, lint, float *, lint, float *, const char **);
