@@ -215,6 +215,52 @@ template <class T> std::size_t t_bytes(lint nb) { return round_up(sizeof(T) * st
 
 // ---- xGELS ------------------------------------------------------------------
 
+// B's part of xGELS on the device, after F = QR (p-by-q, p >= q, leading
+// dimension ldf, T of block j at t + j*nb*nb): !solve_first: B := Q**H B,
+// then B(1:q,:) := R**-1 B(1:q,:) unless info > 0; solve_first: unless
+// info > 0 (B then untouched), B(1:q,:) := R**-H B(1:q,:), B(q+1:p,:) := 0,
+// B := Q B. dB is ldf by nrhs, dV ldf by nb, dW nb by nrhs (leading
+// dimension ldw). Returns the leading columns of B stored (all when B is
+// left untouched).
+template <class T>
+lint gels_rhs(QrSteps<T> &s, bool solve_first, lint p, lint q, const T *f, lint ldf, const T *t, lint nb, lint info,
+              T *dB, T *dV, T *dW, lint ldw, lint nrhs, T *b, lint ldb) {
+  Context &c = s.c_;
+  const lint npanels = (q + nb - 1) / nb;
+  auto v_of = [&](lint j) {  // block j's V into dV
+    const lint k0 = j * nb, kb = std::min(nb, q - k0);
+    unit_lower_copy<<<grid_for(int64_t(p - k0) * kb), 256, 0, c.compute_stream>>>(
+        p - k0, kb, dv(f + k0 + std::size_t(k0) * ldf), ldf, dv(dV), ldf);
+    return s.launched();
+  };
+  auto block = [&](lint j, bool conj) {
+    const lint k0 = j * nb, kb = std::min(nb, q - k0);
+    return v_of(j) && s.larfb(true, conj, p - k0, nrhs, kb, dV, ldf, t + std::size_t(j) * nb * nb, nb, dB + k0, ldf,
+                              dW, ldw);
+  };
+  bool fine = true;
+  if (!solve_first) {
+    fine = s.put(b, ldb, p, nrhs, dB, ldf);
+    for (lint j = 0; j < npanels && fine; ++j) fine = block(j, true);
+    if (fine && info == 0)
+      fine = s.check(blas::trsm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, q,
+                                nrhs, T(1), f, ldf, dB, ldf),
+                     Point::kernel);
+  } else {
+    if (info > 0) return nrhs;  // xTRTRS returns first: B as it came
+    fine = s.put(b, ldb, q, nrhs, dB, ldf) &&
+           s.check(blas::trsm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT,
+                              q, nrhs, T(1), f, ldf, dB, ldf),
+                   Point::kernel) &&
+           (p == q || s.check(cudaMemset2DAsync(dB + q, ldf * sizeof(T), 0, (p - q) * sizeof(T), nrhs,
+                                                c.compute_stream),
+                              Point::kernel));
+    for (lint j = npanels - 1; j >= 0 && fine; --j) fine = block(j, false);
+  }
+  return fine ? s.get(dB, ldf, p, nrhs, b, ldb, false, false) : 0;
+}
+
+
 template <class T>
 GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path) {
   GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
@@ -267,46 +313,7 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
   Carve w{static_cast<char *>(f.extra)};
   T *dB = w.take<T>(std::size_t(ldda) * nrhs), *dV = w.take<T>(std::size_t(ldda) * nbmax);
   T *dW = w.take<T>(std::size_t(nbmax) * nrhs);
-  const lint nb = f.nb, npanels = (n + nb - 1) / nb;
-  const T *tmat = f.t;
-  auto v_of = [&](lint p) {  // block p's V into dV
-    const lint k0 = p * nb, kb = std::min(nb, n - k0), mk = m - k0;
-    unit_lower_copy<<<grid_for(int64_t(mk) * kb), 256, 0, c->compute_stream>>>(
-        mk, kb, dv(f.a + k0 + std::size_t(k0) * f.ldda), f.ldda, dv(dV), ldda);
-    return s.launched();
-  };
-  bool fine = true;
-  if (!trans) {  // B := Q**H B, then B(1:n,:) := R**-1 B(1:n,:)
-    fine = s.put(b, ldb, m, nrhs, dB, ldda);
-    for (lint p = 0; p < npanels && fine; ++p) {
-      const lint k0 = p * nb, kb = std::min(nb, n - k0);
-      fine = v_of(p) && s.larfb(true, true, m - k0, nrhs, kb, dV, ldda, tmat + std::size_t(p) * nb * nb, nb, dB + k0,
-                                ldda, dW, nbmax);
-    }
-    if (fine && info == 0)
-      fine = s.check(blas::trsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                                n, nrhs, T(1), f.a, f.ldda, dB, ldda),
-                     Point::kernel);
-  } else {  // B(1:n,:) := R**-H B(1:n,:), B(n+1:m,:) := 0, B := Q B
-    if (info > 0) {  // xTRTRS returns first: B as it came
-      out.r.ran = true;
-      out.b_columns = nrhs;
-      return out;
-    }
-    fine = s.put(b, ldb, n, nrhs, dB, ldda) &&
-           s.check(blas::trsm(c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT,
-                              n, nrhs, T(1), f.a, f.ldda, dB, ldda),
-                   Point::kernel) &&
-           (m == n || s.check(cudaMemset2DAsync(dB + n, ldda * sizeof(T), 0, (m - n) * sizeof(T), nrhs,
-                                                c->compute_stream),
-                              Point::kernel));
-    for (lint p = npanels - 1; p >= 0 && fine; --p) {
-      const lint k0 = p * nb, kb = std::min(nb, n - k0);
-      fine = v_of(p) && s.larfb(true, false, m - k0, nrhs, kb, dV, ldda, tmat + std::size_t(p) * nb * nb, nb,
-                                dB + k0, ldda, dW, nbmax);
-    }
-  }
-  out.b_columns = fine ? s.get(dB, ldda, m, nrhs, b, ldb, false, false) : 0;
+  out.b_columns = gels_rhs(s, trans, m, n, f.a, f.ldda, f.t, f.nb, info, dB, dV, dW, nbmax, nrhs, b, ldb);
   if (!s.failed()) s.finish();
   out.r.ran = !s.failed() && out.b_columns == nrhs;
   if (!out.r.ran) out.r.why = "CUDA error";
