@@ -629,58 +629,63 @@ template <class T> void gels_blocks(void **) {
     }
 }
 
-// A rank-deficient A (column j exactly zero, so R(j,j) = 0 exactly): INFO = j
-// as the reference LAPACK's; trans 'N' leaves B as Q^H B (its column norms
-// those of the input; equal to the reference's up to the signs of Q's rows),
-// trans 'T'/'C' leaves B as it came; an all-zero A gives INFO = 0 and
-// B(1:max(m,n),:) = 0. Over several blocks too.
+// A rank-deficient A (m >= n: column j exactly zero, so R(j,j) = 0 exactly;
+// m < n: row j, so L(j,j) = 0): INFO = j as the reference LAPACK's. Where
+// xGELS applies Q first (m >= n 'N', m < n 'T'/'C') B is left as that
+// product (its column norms those of the input; equal to the reference's up
+// to the signs of Q's rows); where it solves first, B is left as it came.
+// An all-zero A gives INFO = 0 and B(1:max(m,n),:) = 0. Over several blocks
+// too.
 template <class T> void gels_rank_deficient(void **) {
   struct Case {
-    lint m, n, zero_col, nrhs;
+    lint m, n, zero, nrhs;  // zero: the zero column (row for m < n), 0: all of A
     int nb;
   };
-  constexpr Case kCases[] = {{40, 10, 4, 2, 0}, {333, 100, 77, 1, 48}, {200, 120, 1, 3, 48}, {120, 120, 120, 1, 48},
-                             {50, 20, 0, 2, 0}, {300, 100, 0, 1, 48}};
+  constexpr Case kCases[] = {{40, 10, 4, 2, 0},  {333, 100, 77, 1, 48}, {200, 120, 1, 3, 48}, {120, 120, 120, 1, 48},
+                             {50, 20, 0, 2, 0},  {300, 100, 0, 1, 48},  {10, 40, 4, 2, 0},    {100, 333, 77, 1, 48},
+                             {60, 150, 60, 2, 48}, {30, 90, 0, 1, 48}};
   for (const Case &cs : kCases)
     for (char trans : {'N', trans_h<T>()}) {
-      const lint m = cs.m, n = cs.n, nrhs = cs.nrhs, lda = m + 2, ldb = m + 3;
-      const std::string ctx = context("%cgels trans=%c m=%ld n=%ld zero column %ld nrhs=%ld nb=%d", prefix<T>(), trans,
-                                      long(m), long(n), long(cs.zero_col), long(nrhs), cs.nb);
+      const lint m = cs.m, n = cs.n, nrhs = cs.nrhs, lda = m + 2, p = std::max(m, n), ldb = p + 3;
+      const bool solve_first = (m >= n) == (trans != 'N');
+      const std::string ctx = context("%cgels trans=%c m=%ld n=%ld zero %s %ld nrhs=%ld nb=%d", prefix<T>(), trans,
+                                      long(m), long(n), m >= n ? "column" : "row", long(cs.zero), long(nrhs), cs.nb);
       Matrix<T> a0 = random_matrix<T>(m, n, lda);
       for (lint j = 0; j < n; ++j)
         for (lint i = 0; i < m; ++i)
-          if (cs.zero_col == 0 || j == cs.zero_col - 1) a0(i, j) = T(0);
-      const Matrix<T> b0 = random_matrix<T>(m, nrhs, ldb);
+          if (cs.zero == 0 || (m >= n ? j : i) == cs.zero - 1) a0(i, j) = T(0);
+      const Matrix<T> b0 = random_matrix<T>(p, nrhs, ldb);
       Matrix<T> a = a0, b = b0, ra = a0, rb = b0;
-      std::vector<T> work(size_t(64 * (n + nrhs)));
+      std::vector<T> work(size_t(64 * (p + nrhs)));
       hqr_set_nb(cs.nb);
       const lint info = gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.data(), lint(work.size()));
       hqr_set_nb(0);
       const lint ref =
           gels<T>(trans, m, n, nrhs, ra.ptr(), lda, rb.ptr(), ldb, work.data(), lint(work.size()), Lib::ref);
       assert_info(info, ref, ctx);
-      assert_info(info, cs.zero_col == 0 ? 0 : cs.zero_col, ctx + " (the zero column)");
-      if (trans != 'N' && cs.zero_col != 0) {
+      assert_info(info, cs.zero, ctx + " (the zero line)");
+      if (solve_first && cs.zero != 0) {
         if (!same_bytes(b, b0) || !same_bytes(rb, b0)) fail_msg("%s: B changed (LAPACK leaves it)", ctx.c_str());
         continue;
       }
+      const lint rows = trans == 'N' ? m : n;  // B's rows that Q acts on
       for (lint j = 0; j < nrhs; ++j) {
         double bn = 0, gn = 0, rn = 0;
-        for (lint i = 0; i < m; ++i) {
+        for (lint i = 0; i < (cs.zero == 0 ? p : rows); ++i) {
           bn += std::norm(std::complex<double>(b0(i, j)));
           gn += std::norm(std::complex<double>(b(i, j)));
           rn += std::norm(std::complex<double>(rb(i, j)));
         }
-        if (cs.zero_col == 0) {
+        if (cs.zero == 0) {
           if (gn != 0 || rn != 0) fail_msg("%s: B not zeroed (hqr %g, reference %g)", ctx.c_str(), gn, rn);
           continue;
         }
-        assert_ratio(std::abs(std::sqrt(gn) - std::sqrt(bn)) / (double(m) * std::sqrt(bn) * eps<T>()),
-                     ctx + " ||Q^H b|| = ||b||");
-        double d = 0;  // |Q^H b| against the reference's, elementwise
-        for (lint i = 0; i < m; ++i)
+        assert_ratio(std::abs(std::sqrt(gn) - std::sqrt(bn)) / (double(p) * std::sqrt(bn) * eps<T>()),
+                     ctx + " ||Q b|| = ||b||");
+        double d = 0;  // |Q b| against the reference's, elementwise
+        for (lint i = 0; i < rows; ++i)
           d = std::max(d, std::abs(double(std::abs(b(i, j))) - double(std::abs(rb(i, j)))));
-        assert_ratio(d / (double(m) * std::sqrt(bn) * eps<T>()), ctx + " |Q^H b| - |Q^H b|_ref");
+        assert_ratio(d / (double(p) * std::sqrt(bn) * eps<T>()), ctx + " |Q b| - |Q b|_ref");
       }
     }
 }
@@ -691,38 +696,41 @@ template <class T> void gels_rank_deficient(void **) {
 template <class T> void gels_scaled(void **) {
   using R = real_t<T>;
   const R smlnum = std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon();
-  const lint m = 150, n = 60, nrhs = 2, lda = m, ldb = m;
+  const lint nrhs = 2;
   for (R scale : {R(smlnum / 64), R(1) / smlnum * 8})
-    for (char trans : {'N', trans_h<T>()}) {
-      const int nb = trans == 'N' ? 0 : 48;
-      const std::string ctx = context("%cgels trans=%c max|a_ij| ~ %g nb=%d", prefix<T>(), trans, double(scale), nb);
-      Matrix<T> a0 = random_matrix<T>(m, n, lda), b0 = random_matrix<T>(m, nrhs, ldb);
-      for (auto &x : a0.data) x *= scale;
-      for (auto &x : b0.data) x *= scale;
-      Matrix<T> a = a0, b = b0, ra = a0, rb = b0;
-      std::vector<T> work(size_t(64 * (n + nrhs)));
-      hqr_set_nb(nb);
-      assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.data(), lint(work.size())), 0, ctx);
-      hqr_set_nb(0);
-      assert_info(
-          gels<T>(trans, m, n, nrhs, ra.ptr(), lda, rb.ptr(), ldb, work.data(), lint(work.size()), Lib::ref), 0,
-          ctx + " (reference)");
-      // R and B relative to the reference's largest entries (|.|: signs are a convention).
-      double dr = 0, nr = 0, db = 0, nbm = 0;
-      for (lint j = 0; j < n; ++j)
-        for (lint i = 0; i <= j; ++i) {
-          dr = std::max(dr, std::abs(double(std::abs(a(i, j))) - double(std::abs(ra(i, j)))));
-          nr = std::max(nr, double(std::abs(ra(i, j))));
-        }
-      for (lint j = 0; j < nrhs; ++j)
-        for (lint i = 0; i < m; ++i) {
-          db = std::max(db, std::abs(double(std::abs(b(i, j))) - double(std::abs(rb(i, j)))));
-          nbm = std::max(nbm, double(std::abs(rb(i, j))));
-        }
-      if (!(nr > 0) || !(nbm > 0)) fail_msg("%s: the reference's R or B is zero", ctx.c_str());
-      assert_ratio(dr / (nr * double(m) * eps<T>()), ctx + " |R| - |R_ref|");
-      assert_ratio(db / (nbm * double(m) * eps<T>() * 1e3), ctx + " |B| - |B_ref|");
-    }
+    for (char trans : {'N', trans_h<T>()})
+      for (lint wide = 0; wide < 2; ++wide) {
+        const lint m = wide ? 60 : 150, n = wide ? 150 : 60, lda = m, ldb = std::max(m, n);
+        const int nb = trans == 'N' ? 0 : 48;
+        const std::string ctx = context("%cgels trans=%c m=%ld n=%ld max|a_ij| ~ %g nb=%d", prefix<T>(), trans, long(m),
+                                        long(n), double(scale), nb);
+        Matrix<T> a0 = random_matrix<T>(m, n, lda), b0 = random_matrix<T>(ldb, nrhs, ldb);
+        for (auto &x : a0.data) x *= scale;
+        for (auto &x : b0.data) x *= scale;
+        Matrix<T> a = a0, b = b0, ra = a0, rb = b0;
+        std::vector<T> work(size_t(64 * (n + nrhs)));
+        hqr_set_nb(nb);
+        assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.data(), lint(work.size())), 0, ctx);
+        hqr_set_nb(0);
+        assert_info(
+            gels<T>(trans, m, n, nrhs, ra.ptr(), lda, rb.ptr(), ldb, work.data(), lint(work.size()), Lib::ref), 0,
+            ctx + " (reference)");
+        // R (L) and B relative to the reference's largest entries (|.|: signs are a convention).
+        double dr = 0, nr = 0, db = 0, nbm = 0;
+        for (lint j = 0; j < std::min(m, n); ++j)
+          for (lint i = wide ? j : 0; i <= (wide ? m - 1 : j); ++i) {
+            dr = std::max(dr, std::abs(double(std::abs(a(i, j))) - double(std::abs(ra(i, j)))));
+            nr = std::max(nr, double(std::abs(ra(i, j))));
+          }
+        for (lint j = 0; j < nrhs; ++j)
+          for (lint i = 0; i < ldb; ++i) {
+            db = std::max(db, std::abs(double(std::abs(b(i, j))) - double(std::abs(rb(i, j)))));
+            nbm = std::max(nbm, double(std::abs(rb(i, j))));
+          }
+        if (!(nr > 0) || !(nbm > 0)) fail_msg("%s: the reference's R or B is zero", ctx.c_str());
+        assert_ratio(dr / (nr * double(m) * eps<T>()), ctx + " |R| - |R_ref|");
+        assert_ratio(db / (nbm * double(m) * eps<T>() * 1e3), ctx + " |B| - |B_ref|");
+      }
 }
 
 // ---- LWORK too small --------------------------------------------------------

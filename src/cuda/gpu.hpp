@@ -76,6 +76,16 @@ struct GelsResult {
 template <class T>
 GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path);
 
+// xGELS, m < n: A**H = Q_F R factored on the device (transposed on its
+// way in and out), A and tau stored exactly as xGELQF stores them (L = R**H,
+// the reflectors conjugated in A's rows), then trans 'N': B(1:m,:) :=
+// L**-1 B(1:m,:) (unless info > 0: B untouched), B(m+1:n,:) := 0,
+// B := Q**H B (Q = Q_F**H, xGELQF's); trans 'T'/'C': B := Q B, then
+// B(1:m,:) := L**-H B(1:m,:) unless info > 0. Not factored: r.resume
+// leading rows of A (and their tau) are final, the other rows the input.
+template <class T>
+GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path);
+
 // xORMQR/xUNMQR: C := op(Q) C (left) or C op(Q) (right), op(Q) = Q**H when
 // `trans`. A and tau are only read. `ran` false: C's first r.resume columns
 // (left) or rows (right) are final, the rest hold the input.

@@ -137,6 +137,79 @@ template <class T> class QrSteps {
     return stored;
   }
 
+  // f (n-by-m, leading dimension ldf) := host**H (host m-by-n, ldh), by
+  // pieces of whole columns of host through the upload slots and their
+  // device twins (staging: 2*kSlots pieces of kSlotBytes, the first kSlots
+  // for uploads), max |a_ij| into *amax on the way; the compute stream
+  // waits for it.
+  bool put_conj_transposed(const T *host, lint ldh, lint m, lint n, T *f, lint ldf, char *staging,
+                           unsigned long long *amax) {
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(m) * sizeof(T))));
+    if (!check(cudaMemsetAsync(amax, 0, sizeof *amax, c_.upload_stream), Point::copy)) return false;
+    for (lint j = 0; j < n; j += per) {
+      const lint nc = std::min(per, n - j);
+      const int i = slot_++ % Context::kSlots;
+      StagingSlot &s = c_.upload_slots[i];
+      T *d = reinterpret_cast<T *>(staging + std::size_t(i) * Context::kSlotBytes);
+      if (!check(cudaEventSynchronize(s.dma_done), Point::sync)) return false;
+      copy_block(c_.upload_copies, sizeof(T), m, nc, host + std::size_t(j) * ldh, ldh, s.host, m);
+      if (!check(cudaMemcpyAsync(d, s.host, sizeof(T) * std::size_t(m) * nc, cudaMemcpyHostToDevice,
+                                 c_.upload_stream),
+                 Point::copy) ||
+          !check(cudaEventRecord(s.dma_done, c_.upload_stream), Point::copy))
+        return false;
+      max_abs<<<grid_for(int64_t(m) * nc, 256, 1024), 256, 0, c_.upload_stream>>>(m, nc, dv(d), m, amax);
+      if (!launched() || !check(blas::geam(c_.upload_blas, blas::op_c<T>(), nc, m, d, m, f + j, ldf), Point::kernel))
+        return false;
+    }
+    return check(cudaEventRecord(ready_, c_.upload_stream), Point::copy) &&
+           check(cudaStreamWaitEvent(c_.compute_stream, ready_, 0), Point::sync);
+  }
+
+  // host (m-by-n, ldh) := f**H (f n-by-m, ldf) once the compute stream is
+  // done, by pieces of whole rows of host, top to bottom, through the
+  // download slots and their device twins (the second kSlots pieces of
+  // staging). Returns how many leading rows were stored; the others are
+  // untouched.
+  lint get_conj_transposed(const T *f, lint ldf, lint m, lint n, T *host, lint ldh, char *staging) {
+    if (!check(cudaEventRecord(ready_, c_.compute_stream), Point::kernel) ||
+        !check(cudaStreamWaitEvent(c_.download_stream, ready_, 0), Point::sync))
+      return 0;
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(n) * sizeof(T))));
+    struct Pending {
+      lint r0, nr;
+      StagingSlot *s;
+    };
+    std::deque<Pending> pending;
+    lint stored = 0;
+    bool storing = true;
+    auto drain_one = [&] {
+      const Pending p = pending.front();
+      pending.pop_front();
+      storing = storing && check(cudaEventSynchronize(p.s->dma_done), Point::sync);
+      if (!storing) return;
+      copy_block(c_.download_copies, sizeof(T), p.nr, n, p.s->host, p.nr, host + p.r0, ldh);
+      stored += p.nr;
+    };
+    for (lint r0 = 0; r0 < m && !failed_; r0 += per) {
+      const lint nr = std::min(per, m - r0);
+      if (pending.size() == std::size_t(Context::kSlots)) drain_one();
+      const int i = slot_++ % Context::kSlots;
+      StagingSlot &s = c_.download_slots[i];
+      T *d = reinterpret_cast<T *>(staging + std::size_t(Context::kSlots + i) * Context::kSlotBytes);
+      if (!check(blas::geam(c_.download_blas, blas::op_c<T>(), nr, n, f + std::size_t(r0) * ldf, ldf, d, nr),
+                 Point::kernel) ||
+          !check(cudaMemcpyAsync(s.host, d, sizeof(T) * std::size_t(nr) * n, cudaMemcpyDeviceToHost,
+                                 c_.download_stream),
+                 Point::copy) ||
+          !check(cudaEventRecord(s.dma_done, c_.download_stream), Point::copy))
+        break;
+      pending.push_back({r0, nr, &s});
+    }
+    while (!pending.empty()) drain_one();
+    return stored;
+  }
+
   // V (mk-by-kb, unit lower trapezoid of a) into v, and T (kb-by-kb,
   // leading dimension ldt) from V and tau; g is kb-by-kb scratch (ldt).
   bool form_v_t(lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const T *tau, T *t, lint ldt, T *g) {
@@ -320,6 +393,109 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
   return out;
 }
 
+// ---- xGELS with m < n: the QR of A**H on the device ---------------------------
+
+template <class T>
+GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path) {
+  GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
+  Context *c = context();
+  if (!c) {
+    out.r.why = context_error();
+    return out;
+  }
+  std::lock_guard<std::mutex> g(c->lock);
+  if (!ok(cudaSetDevice(c->device))) {
+    out.r.why = "cudaSetDevice failed";
+    return out;
+  }
+  if (std::size_t(n) * sizeof(T) > Context::kSlotBytes) {
+    out.r.why = "matrix row larger than staging";
+    return out;
+  }
+  if (path) *path = "gpu-lq (geqrf of A**H) + gpu apply";
+  // F = A**H (n by m, leading dimension ldf) on the device; every block's T.
+  const lint ldf = (n + 31) / 32 * 32, nb = apply_block(m), npanels = (m + nb - 1) / nb;
+  const cudaDataType t = blas::data_type<T>();
+  cusolverDnParams_t params = nullptr;
+  std::size_t dbytes = 0, hbytes = 0;
+  struct Params {  // destroyed on every exit
+    cusolverDnParams_t &p;
+    ~Params() {
+      if (p) cusolverDnDestroyParams(p);
+    }
+  } params_guard{params};
+  out.r.why = "GPU out of memory";
+  if (fault::hit(Point::alloc) || !c->matrix.reserve(round_up(sizeof(T) * std::size_t(ldf) * m)) ||
+      !c->device_staging.reserve(2 * Context::kSlots * Context::kSlotBytes) ||
+      !ok(cusolverDnCreateParams(&params)))
+    return out;
+  T *dF = static_cast<T *>(c->matrix.get());
+  if (!ok(cusolverDnXgeqrf_bufferSize(c->solver, params, n, std::min(nb, m), t, dF, ldf, t, dF, t, &dbytes, &hbytes)))
+    return out;
+  const std::size_t tb = t_bytes<T>(nb);
+  if (!c->workspace.reserve(tb * npanels + round_up(sizeof(T) * std::size_t(ldf) * nb) +
+                            round_up(sizeof(T) * std::size_t(nb) * std::max(m, nrhs)) + tb + round_up(sizeof(T) * m) +
+                            round_up(sizeof(T) * std::size_t(ldf) * nrhs) + 256 + round_up(dbytes) + 256))
+    return out;
+  out.r.why = nullptr;
+  Carve w{static_cast<char *>(c->workspace.get())};
+  T *dTs = w.take<T>(std::size_t(nb) * nb * npanels), *dV = w.take<T>(std::size_t(ldf) * nb);
+  T *dW = w.take<T>(std::size_t(nb) * std::max(m, nrhs)), *dG = w.take<T>(std::size_t(nb) * nb);
+  T *dtau = w.take<T>(m), *dB = w.take<T>(std::size_t(ldf) * nrhs);
+  auto *amax = w.take<unsigned long long>(1);
+  void *dwork = w.take<char>(dbytes);
+  int *dinfo = w.take<int>(1);
+  std::vector<char> hwork(hbytes);
+  char *staging = static_cast<char *>(c->device_staging.get());
+  auto at = [&](lint i, lint j) { return dF + i + std::size_t(j) * ldf; };
+
+  QrSteps<T> s(*c);
+  bool fine = s.init() && s.put_conj_transposed(a, lda, m, n, dF, ldf, staging, amax);
+  for (lint j = 0; j < npanels && fine; ++j) {
+    const lint k0 = j * nb, kb = std::min(nb, m - k0), rows = n - k0;
+    T *tj = dTs + std::size_t(j) * nb * nb;
+    fine = s.check(cusolverDnXgeqrf(c->solver, params, rows, kb, t, at(k0, k0), ldf, t, dtau + k0, t, dwork, dbytes,
+                                    hwork.empty() ? nullptr : hwork.data(), hbytes, dinfo),
+                   Point::kernel) &&
+           s.form_v_t(rows, kb, at(k0, k0), ldf, dV, ldf, dtau + k0, tj, nb, dG) &&
+           s.larfb(true, true, rows, m - k0 - kb, kb, dV, ldf, tj, nb, at(k0, k0 + kb), ldf, dW, nb);
+  }
+  // tau first, then A's rows top to bottom: after a failure the leading
+  // rows stored are final (with their tau) and the others hold the input.
+  fine = fine && s.finish() &&
+         s.check(cudaMemcpy(tau, dtau, sizeof(T) * m, cudaMemcpyDeviceToHost), Point::copy);
+  const lint rows_stored = fine ? s.get_conj_transposed(dF, ldf, m, n, a, lda, staging) : 0;
+  if (s.failed() || rows_stored != m) {
+    out.r = {false, 0, "CUDA error", rows_stored};
+    return out;
+  }
+  out.factored = true;
+  // xTRTRS's check on L = R**H: the first exactly zero diagonal element.
+  lint info = 0;
+  for (lint i = 0; i < m && info == 0; ++i)
+    if (a[i + std::size_t(i) * lda] == T(0)) info = i + 1;
+  out.r.info = info;
+  out.anrm = std::numeric_limits<double>::quiet_NaN();
+  unsigned long long bits = 0;
+  if (!s.check(cudaMemcpy(&bits, amax, sizeof bits, cudaMemcpyDeviceToHost), Point::copy)) {
+    out.r.why = "CUDA error";
+    return out;
+  }
+  std::memcpy(&out.anrm, &bits, sizeof bits);
+  if (out.anrm == 0) {
+    out.r.ran = true;
+    return out;
+  }
+  // trans 'N' (minimum norm, A X = B): B(1:m) := L**-1 B(1:m), B(m+1:n) := 0,
+  // B := Q**H B, i.e. with F = A**H = Q_F R: solve with R**H, then apply Q_F.
+  // trans 'T'/'C' (least squares, A**H X = B): B := Q_F**H B, then R.
+  out.b_columns = gels_rhs(s, !trans, n, m, dF, ldf, dTs, nb, info, dB, dV, dW, nb, nrhs, b, ldb);
+  if (!s.failed()) s.finish();
+  out.r.ran = !s.failed() && out.b_columns == nrhs;
+  if (!out.r.ran) out.r.why = "CUDA error";
+  return out;
+}
+
 // ---- xORMQR / xUNMQR --------------------------------------------------------
 
 template <class T>
@@ -417,6 +593,7 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
 
 #define HQR_INSTANTIATE(T)                                                                     \
   template GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **);  \
+  template GelsResult gels_lq(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **); \
   template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint); \
   template Result orgqr(lint, lint, lint, T *, lint, const T *);
 HQR_INSTANTIATE(float)
