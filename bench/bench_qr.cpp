@@ -11,8 +11,16 @@
 //   cpu_max^3). "best" is the fastest host-to-host peer.
 //   bench_qr PRECISIONS SHAPES [reps] [cpu_max]
 //   e.g. bench_qr d 4096x4096,16384x16384,65536x1024 3 8192
+// A shape may name another routine (double precision only):
+//   gels:MxNxNRHS  dgels 'N' (m >= n) against cuSOLVER Xgeqrf + Dormqr +
+//                  cuBLAS Dtrsm with the same host round trip / pinned /
+//                  device-only variants, and OpenBLAS's dgels;
+//   ormqr:N        dormqr 'L' 'T' with N reflectors of order N on N x N C;
+//   orgqr:N        dorgqr of order N from N reflectors;
+//   both against cuSOLVER Dormqr / Dorgqr likewise.
+//   e.g. bench_qr d gels:32768x2048x1,ormqr:8192,orgqr:8192 3
 // Build (GPU machine or here): g++ -O2 -std=c++17 -Iinclude bench/bench_qr.cpp -o build/bench_qr
-//   -I$CUDA/include -L$CUDA/lib64 -Lbuild -lhqr -lcusolver -lcudart -ldl -Wl,-rpath,'$ORIGIN'
+//   -I$CUDA/include -L$CUDA/lib64 -Lbuild -lhqr -lcusolver -lcublas -lcudart -ldl -Wl,-rpath,'$ORIGIN'
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 #include <dlfcn.h>
@@ -28,6 +36,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <cublas_v2.h>
 
 #include "hqr.h"
 #include "timing.hpp"
@@ -204,19 +214,304 @@ template <class T> void run(int m, int n, int reps, long cpu_max, void *cpu_lib)
   std::fflush(stdout);
 }
 
+// ---- gels, ormqr, orgqr (double) ---------------------------------------------
+
+static cublasHandle_t cublas;
+
+// A fresh random vector of `count` doubles.
+static std::vector<double> random_doubles(size_t count) {
+  std::vector<double> v(count);
+  std::mt19937_64 g(std::random_device{}());
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (double &x : v) x = u(g);
+  return v;
+}
+
+// The median of reps timed runs of f after one warm-up; `reset` (untimed)
+// before each.
+static double timed(int reps, const std::function<void()> &reset, const std::function<void()> &f) {
+  std::vector<double> t;
+  for (int r = 0; r <= reps; ++r) {
+    reset();
+    const double s = seconds(f);
+    if (r > 0) t.push_back(s);
+  }
+  return median(t);
+}
+
+// One row: hqr beside its peers, ratios peer/hqr.
+static void report(const char *what, double flops, double h, double rt, double pin, double dev, double cpu,
+                   const char *check) {
+  char cpus[64] = "-";
+  if (cpu > 0) std::snprintf(cpus, sizeof cpus, "%8.4f (x%5.2f)", cpu, cpu / h);
+  const double best = std::min({rt, pin, cpu > 0 ? cpu : rt});
+  std::printf("%-26s | hqr %8.4f s %7.0f GF/s | cusolver-roundtrip %8.4f (x%5.2f) | cusolver-pinned %8.4f (x%5.2f) | "
+              "cusolver-device-only %8.4f (x%5.2f) | cpu %s | best %8.4f (x%5.2f) | %s\n",
+              what, h, flops / h * 1e-9, rt, rt / h, pin, pin / h, dev, dev / h, cpus, best, best / h, check);
+  std::fflush(stdout);
+}
+
+// dgels 'N', m >= n: hqr (host arrays in and out) against cuSOLVER Xgeqrf +
+// Dormqr('L', 'T') + cuBLAS Dtrsm, with a plain host round trip (cudaMalloc
+// + copies + cudaFree), with the caller's buffers pinned, on device data,
+// and OpenBLAS's dgels. Check: the relative difference of the solutions.
+static void run_gels(int m, int n, int nrhs, int reps, long cpu_max, void *cpu_lib) {
+  using Gels = void(const char *, const int *, const int *, const int *, double *, const int *, double *, const int *,
+                    double *, const int *, int *, size_t);
+  const size_t ca = size_t(m) * n, cb = size_t(m) * nrhs;
+  const std::vector<double> a0 = random_doubles(ca), b0 = random_doubles(cb);
+  std::vector<double> a(ca), b(cb);
+  const double dm = m, dn = n, dr = nrhs;
+  const double flops = (2 * dm * dn * dn - 2 * dn * dn * dn / 3) + (4 * dm * dn * dr - 2 * dn * dn * dr) + dn * dn * dr;
+  auto reset = [&] {
+    std::memcpy(a.data(), a0.data(), ca * sizeof(double));
+    std::memcpy(b.data(), b0.data(), cb * sizeof(double));
+  };
+  auto lapack = [&](Gels *f) {
+    int lw = -1, info = 0;
+    double w = 0;
+    f("N", &m, &n, &nrhs, a.data(), &m, b.data(), &m, &w, &lw, &info, 1);
+    lw = std::max(1, int(w));
+    std::vector<double> work(static_cast<size_t>(lw));
+    f("N", &m, &n, &nrhs, a.data(), &m, b.data(), &m, work.data(), &lw, &info, 1);
+    if (info != 0) std::fprintf(stderr, "dgels info=%d\n", info);
+  };
+  auto *hqr_fn = reinterpret_cast<Gels *>(dlsym(RTLD_DEFAULT, "dgels_"));
+  const double h = timed(reps, reset, [&] { lapack(hqr_fn); });
+  const std::vector<double> x_hqr(b.begin(), b.begin() + std::min<size_t>(cb, size_t(n)));
+
+  // cuSOLVER: workspaces set up once (outside the timings).
+  double *dA, *dB, *dtau;
+  int *dinfo;
+  CK(cudaMalloc(&dA, ca * sizeof(double)));
+  CK(cudaMalloc(&dB, cb * sizeof(double)));
+  CK(cudaMalloc(&dtau, n * sizeof(double)));
+  CK(cudaMalloc(&dinfo, sizeof(int)));
+  size_t gq_d = 0, gq_h = 0;
+  CK(cusolverDnXgeqrf_bufferSize(solver, params, m, n, CUDA_R_64F, dA, m, CUDA_R_64F, dtau, CUDA_R_64F, &gq_d, &gq_h));
+  int mq_l = 0;
+  CK(cusolverDnDormqr_bufferSize(solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, nrhs, n, dA, m, dtau, dB, m, &mq_l));
+  void *gq_dw, *mq_dw;
+  CK(cudaMalloc(&gq_dw, std::max<size_t>(gq_d, 1)));
+  CK(cudaMalloc(&mq_dw, std::max<size_t>(size_t(mq_l) * sizeof(double), 1)));
+  std::vector<char> gq_hw(std::max<size_t>(gq_h, 1));
+  auto solve = [&](double *A, double *B) {
+    const double one = 1;
+    CK(cusolverDnXgeqrf(solver, params, m, n, CUDA_R_64F, A, m, CUDA_R_64F, dtau, CUDA_R_64F, gq_dw, gq_d,
+                        gq_hw.data(), gq_h, dinfo));
+    CK(cusolverDnDormqr(solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, nrhs, n, A, m, dtau, B, m,
+                        static_cast<double *>(mq_dw), mq_l, dinfo));
+    CK(cublasDtrsm(cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs, &one,
+                   A, m, B, m));
+  };
+  const double rt = timed(reps, reset, [&] {
+    double *A, *B;
+    CK(cudaMalloc(&A, ca * sizeof(double)));
+    CK(cudaMalloc(&B, cb * sizeof(double)));
+    CK(cudaMemcpy(A, a.data(), ca * sizeof(double), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(B, b.data(), cb * sizeof(double), cudaMemcpyHostToDevice));
+    solve(A, B);
+    CK(cudaMemcpy(a.data(), A, ca * sizeof(double), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(b.data(), B, cb * sizeof(double), cudaMemcpyDeviceToHost));
+    CK(cudaFree(A));
+    CK(cudaFree(B));
+  });
+  double diff = 0, ref = 0;
+  for (int i = 0; i < n && i < int(x_hqr.size()); ++i) {
+    diff = std::max(diff, std::abs(b[i] - x_hqr[i]));
+    ref = std::max(ref, std::abs(b[i]));
+  }
+  CK(cudaHostRegister(a.data(), ca * sizeof(double), cudaHostRegisterDefault));
+  CK(cudaHostRegister(b.data(), cb * sizeof(double), cudaHostRegisterDefault));
+  const double pin = timed(reps, reset, [&] {
+    CK(cudaMemcpy(dA, a.data(), ca * sizeof(double), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dB, b.data(), cb * sizeof(double), cudaMemcpyHostToDevice));
+    solve(dA, dB);
+    CK(cudaMemcpy(a.data(), dA, ca * sizeof(double), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(b.data(), dB, cb * sizeof(double), cudaMemcpyDeviceToHost));
+  });
+  CK(cudaHostUnregister(a.data()));
+  CK(cudaHostUnregister(b.data()));
+  const double dev = timed(
+      reps,
+      [&] {
+        CK(cudaMemcpy(dA, a0.data(), ca * sizeof(double), cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dB, b0.data(), cb * sizeof(double), cudaMemcpyHostToDevice));
+      },
+      [&] {
+        solve(dA, dB);
+        CK(cudaDeviceSynchronize());
+      });
+  for (void *p : {(void *)dA, (void *)dB, (void *)dtau, (void *)dinfo, gq_dw, mq_dw}) cudaFree(p);
+  double cpu = 0;
+  if (cpu_lib && dm * dn * dn <= double(cpu_max) * cpu_max * cpu_max)
+    if (auto *f = reinterpret_cast<Gels *>(dlsym(cpu_lib, "dgels_"))) cpu = timed(reps, reset, [&] { lapack(f); });
+  char what[64], check[64];
+  std::snprintf(what, sizeof what, "dgels %dx%d nrhs=%d", m, n, nrhs);
+  std::snprintf(check, sizeof check, "x reldiff vs cuSOLVER %.1e", ref > 0 ? diff / ref : diff);
+  report(what, flops, h, rt, pin, dev, cpu, check);
+}
+
+// Reflectors of a random n x n matrix (cuSOLVER's geqrf), for ormqr/orgqr.
+static void reflectors(int n, std::vector<double> &a, std::vector<double> &tau) {
+  a = random_doubles(size_t(n) * n);
+  tau.assign(size_t(n), 0);
+  double *dA, *dtau;
+  int *dinfo;
+  size_t bd = 0, bh = 0;
+  CK(cudaMalloc(&dA, a.size() * sizeof(double)));
+  CK(cudaMalloc(&dtau, n * sizeof(double)));
+  CK(cudaMalloc(&dinfo, sizeof(int)));
+  CK(cudaMemcpy(dA, a.data(), a.size() * sizeof(double), cudaMemcpyHostToDevice));
+  CK(cusolverDnXgeqrf_bufferSize(solver, params, n, n, CUDA_R_64F, dA, n, CUDA_R_64F, dtau, CUDA_R_64F, &bd, &bh));
+  void *w;
+  CK(cudaMalloc(&w, std::max<size_t>(bd, 1)));
+  std::vector<char> hw(std::max<size_t>(bh, 1));
+  CK(cusolverDnXgeqrf(solver, params, n, n, CUDA_R_64F, dA, n, CUDA_R_64F, dtau, CUDA_R_64F, w, bd, hw.data(), bh,
+                      dinfo));
+  CK(cudaMemcpy(a.data(), dA, a.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(tau.data(), dtau, n * sizeof(double), cudaMemcpyDeviceToHost));
+  for (void *p : {(void *)dA, (void *)dtau, (void *)dinfo, w}) cudaFree(p);
+}
+
+// dormqr('L', 'T') (orgqr: dorgqr) of order n with n reflectors: hqr against
+// cuSOLVER Dormqr (Dorgqr) with a host round trip of A, tau and C (A, tau),
+// pinned, device-only, and OpenBLAS.
+static void run_apply(bool form, int n, int reps, long cpu_max, void *cpu_lib) {
+  using Ormqr = void(const char *, const char *, const int *, const int *, const int *, const double *, const int *,
+                     const double *, double *, const int *, double *, const int *, int *, size_t, size_t);
+  using Orgqr = void(const int *, const int *, const int *, double *, const int *, const double *, double *,
+                     const int *, int *);
+  const size_t count = size_t(n) * n, bytes = count * sizeof(double);
+  std::vector<double> v, tau;
+  reflectors(n, v, tau);
+  const std::vector<double> c0 = random_doubles(count);
+  std::vector<double> a(count), c(count);
+  const double dn = n;
+  // LAPACK's counts: ormqr 4n^3 - 2n^3 = 2n^3 (m = n = k), orgqr 4/3 n^3.
+  const double flops = form ? 4 * dn * dn * dn / 3 : 2 * dn * dn * dn;
+  auto reset = [&] {
+    std::memcpy(a.data(), v.data(), bytes);
+    if (!form) std::memcpy(c.data(), c0.data(), bytes);
+  };
+  auto lapack = [&](void *f) {
+    int lw = -1, info = 0;
+    double w = 0;
+    if (form) {
+      auto *g = reinterpret_cast<Orgqr *>(f);
+      g(&n, &n, &n, a.data(), &n, tau.data(), &w, &lw, &info);
+      lw = std::max(1, int(w));
+      std::vector<double> work(static_cast<size_t>(lw));
+      g(&n, &n, &n, a.data(), &n, tau.data(), work.data(), &lw, &info);
+    } else {
+      auto *g = reinterpret_cast<Ormqr *>(f);
+      g("L", "T", &n, &n, &n, a.data(), &n, tau.data(), c.data(), &n, &w, &lw, &info, 1, 1);
+      lw = std::max(1, int(w));
+      std::vector<double> work(static_cast<size_t>(lw));
+      g("L", "T", &n, &n, &n, a.data(), &n, tau.data(), c.data(), &n, work.data(), &lw, &info, 1, 1);
+    }
+    if (info != 0) std::fprintf(stderr, "info=%d\n", info);
+  };
+  void *hqr_fn = dlsym(RTLD_DEFAULT, form ? "dorgqr_" : "dormqr_");
+  const double h = timed(reps, reset, [&] { lapack(hqr_fn); });
+  const std::vector<double> out_hqr = form ? a : c;
+
+  double *dA, *dC, *dtau, *dwork;
+  int *dinfo, lwork = 0;
+  CK(cudaMalloc(&dA, bytes));
+  CK(cudaMalloc(&dC, bytes));
+  CK(cudaMalloc(&dtau, n * sizeof(double)));
+  CK(cudaMalloc(&dinfo, sizeof(int)));
+  if (form)
+    CK(cusolverDnDorgqr_bufferSize(solver, n, n, n, dA, n, dtau, &lwork));
+  else
+    CK(cusolverDnDormqr_bufferSize(solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, n, n, n, dA, n, dtau, dC, n, &lwork));
+  CK(cudaMalloc(&dwork, std::max<size_t>(size_t(lwork) * sizeof(double), 1)));
+  auto op = [&](double *A, double *C, double *t) {
+    if (form)
+      CK(cusolverDnDorgqr(solver, n, n, n, A, n, t, dwork, lwork, dinfo));
+    else
+      CK(cusolverDnDormqr(solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, n, n, n, A, n, t, C, n, dwork, lwork, dinfo));
+  };
+  double *out = form ? a.data() : c.data();
+  const double rt = timed(reps, reset, [&] {
+    double *A, *C = nullptr, *t;
+    CK(cudaMalloc(&A, bytes));
+    CK(cudaMalloc(&t, n * sizeof(double)));
+    CK(cudaMemcpy(A, a.data(), bytes, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(t, tau.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+    if (!form) {
+      CK(cudaMalloc(&C, bytes));
+      CK(cudaMemcpy(C, c.data(), bytes, cudaMemcpyHostToDevice));
+    }
+    op(A, C, t);
+    CK(cudaMemcpy(out, form ? A : C, bytes, cudaMemcpyDeviceToHost));
+    CK(cudaFree(A));
+    CK(cudaFree(t));
+    if (C) CK(cudaFree(C));
+  });
+  double diff = 0, ref = 0;
+  for (size_t i = 0; i < count; ++i) {
+    diff = std::max(diff, std::abs(out[i] - out_hqr[i]));
+    ref = std::max(ref, std::abs(out[i]));
+  }
+  CK(cudaHostRegister(a.data(), bytes, cudaHostRegisterDefault));
+  CK(cudaHostRegister(c.data(), bytes, cudaHostRegisterDefault));
+  const double pin = timed(reps, reset, [&] {
+    CK(cudaMemcpy(dA, a.data(), bytes, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dtau, tau.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+    if (!form) CK(cudaMemcpy(dC, c.data(), bytes, cudaMemcpyHostToDevice));
+    op(dA, dC, dtau);
+    CK(cudaMemcpy(out, form ? dA : dC, bytes, cudaMemcpyDeviceToHost));
+  });
+  CK(cudaHostUnregister(a.data()));
+  CK(cudaHostUnregister(c.data()));
+  const double dev = timed(
+      reps,
+      [&] {
+        CK(cudaMemcpy(dA, v.data(), bytes, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dC, c0.data(), bytes, cudaMemcpyHostToDevice));
+      },
+      [&] {
+        op(dA, dC, dtau);
+        CK(cudaDeviceSynchronize());
+      });
+  for (void *p : {(void *)dA, (void *)dC, (void *)dtau, (void *)dinfo, (void *)dwork}) cudaFree(p);
+  double cpu = 0;
+  if (cpu_lib && n <= cpu_max)
+    if (void *f = dlsym(cpu_lib, form ? "dorgqr_" : "dormqr_")) cpu = timed(reps, reset, [&] { lapack(f); });
+  char what[64], check[64];
+  std::snprintf(what, sizeof what, form ? "dorgqr %dx%d k=%d" : "dormqr L T %dx%d k=%d", n, n, n);
+  std::snprintf(check, sizeof check, "reldiff vs cuSOLVER %.1e", ref > 0 ? diff / ref : diff);
+  report(what, flops, h, rt, pin, dev, cpu, check);
+}
+
 int main(int argc, char **argv) {
   const std::string precs = argc > 1 ? argv[1] : "d";
   std::vector<std::pair<int, int>> shapes;
+  struct Other {
+    char routine;  // 'g' gels, 'm' ormqr, 'o' orgqr
+    int m, n, nrhs;
+  };
+  std::vector<Other> others;
   for (char *p = std::strtok(argc > 2 ? argv[2] : (char *)"4096x4096,8192x8192,16384x16384", ","); p;
        p = std::strtok(nullptr, ",")) {
-    int m = 0, n = 0;
-    if (std::sscanf(p, "%dx%d", &m, &n) == 2) shapes.push_back({m, n});
+    int m = 0, n = 0, r = 1;
+    if (std::sscanf(p, "gels:%dx%dx%d", &m, &n, &r) >= 2)
+      others.push_back({'g', m, n, r});
+    else if (std::sscanf(p, "ormqr:%d", &n) == 1)
+      others.push_back({'m', n, n, 0});
+    else if (std::sscanf(p, "orgqr:%d", &n) == 1)
+      others.push_back({'o', n, n, 0});
+    else if (std::sscanf(p, "%dx%d", &m, &n) == 2)
+      shapes.push_back({m, n});
   }
   const int reps = argc > 3 ? std::atoi(argv[3]) : 3;
   const long cpu_max = argc > 4 ? std::atol(argv[4]) : 8192;
   void *cpu_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   CK(cusolverDnCreate(&solver));
   CK(cusolverDnCreateParams(&params));
+  CK(cublasCreate(&cublas));
   std::printf("# device: %s (hqr_device=%d), hqr %s\n", hqr_device_name(), hqr_device(), hqr_version());
   for (char p : precs)
     for (auto [m, n] : shapes) {
@@ -225,4 +520,9 @@ int main(int argc, char **argv) {
       if (p == 'z') run<zc>(m, n, reps, cpu_max, cpu_lib);
       if (p == 'c') run<cc>(m, n, reps, cpu_max, cpu_lib);
     }
+  for (const Other &o : others) {
+    if (o.routine == 'g') run_gels(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+    if (o.routine == 'm') run_apply(false, o.n, reps, cpu_max, cpu_lib);
+    if (o.routine == 'o') run_apply(true, o.n, reps, cpu_max, cpu_lib);
+  }
 }

@@ -2,7 +2,10 @@
 // (DQRT01/02/03, DQRT16/17 and a DQRT14-style row-space check) on square,
 // tall, wide, odd and empty shapes with lda > m; LWORK = -1 queries (WORK(1)
 // at least LAPACK's minimum, and the call with it works), the minimum LWORK,
-// and too small a LWORK reported through XERBLA.
+// and too small a LWORK reported through XERBLA. The *_blocks tests take
+// sizes over several blocks (of 48 and the default), the GPU paths' when
+// HQR_GPU_MIN_N=0; gels_rank_deficient compares INFO with the reference
+// LAPACK, gels_scaled xGELS's scaling of tiny and huge data.
 #include "testing.hpp"
 
 using namespace testing;
@@ -426,6 +429,310 @@ template <class T> void gels_residual(void **) {
         }
 }
 
+// ---- ormqr, orgqr and gels over several blocks ----------------------------------
+
+// With HQR_GPU_MIN_N=0 these run the GPU paths (src/cuda/qr_apply.cu) with
+// blocks of 48 (hqr_set_nb) and the default, so that sizes that are not
+// multiples of the block, several blocks, lda > m and ldc > m are covered;
+// on a machine without a GPU they check the CPU path. Q is formed by the
+// reference LAPACK, independent of the routines under test.
+
+// Reflectors of a random m-by-k matrix (the reference's geqrf, lda = m + pad).
+template <class T> Matrix<T> reference_qr(lint m, lint k, lint pad, std::vector<T> &tau, Matrix<T> *a0 = nullptr) {
+  Matrix<T> a = random_matrix<T>(m, k, m + pad);
+  if (a0) *a0 = a;
+  tau.assign(size_t(std::max<lint>(k, 1)), T(0));
+  std::vector<T> work(size_t(64 * std::max<lint>(k, 1)));
+  assert_info(geqrf<T>(m, k, a.ptr(), a.ld, tau.data(), work.data(), lint(work.size()), Lib::ref), 0,
+              "reference geqrf");
+  tau.resize(size_t(k));
+  return a;
+}
+// The full m-by-m Q of k reflectors, by the reference LAPACK.
+template <class T> Matrix<T> reference_q(const Matrix<T> &qr, const std::vector<T> &tau, lint k) {
+  const lint m = qr.m;
+  Matrix<T> q(m, m);
+  for (lint j = 0; j < k; ++j)
+    for (lint i = 0; i < m; ++i) q(i, j) = qr(i, j);
+  std::vector<T> work(size_t(64 * std::max<lint>(m, 1)));
+  assert_info(orgqr<T>(m, m, k, q.ptr(), q.ld, tau.data(), work.data(), lint(work.size()), Lib::ref), 0,
+              "reference orgqr");
+  return q;
+}
+
+// DQRT03 over several blocks: every side/trans, ldc > m, the minimum LWORK
+// for some; A and TAU unchanged (byte for byte, padding too).
+template <class T> void ormqr_blocks(void **) {
+  struct Case {
+    lint nq, k, nc;
+    int nb;
+  };
+  constexpr Case kCases[] = {{300, 130, 5, 48}, {97, 97, 33, 48}, {200, 1, 3, 48}, {520, 300, 1, 0}, {150, 60, 150, 0}};
+  const char tc = trans_h<T>();
+  for (const Case &cs : kCases) {
+    std::vector<T> tau;
+    const Matrix<T> a = reference_qr<T>(cs.nq, cs.k, 3, tau);
+    const Matrix<T> q = reference_q(a, tau, cs.k);
+    for (char side : {'L', 'R'})
+      for (char trans : {'N', tc}) {
+        const lint cm = side == 'L' ? cs.nq : cs.nc, cn = side == 'L' ? cs.nc : cs.nq, ldc = cm + 2;
+        const bool minimal = (cs.nq + side + trans) % 2 == 0;
+        const std::string ctx = context("%c%s side=%c trans=%c m=%ld n=%ld k=%ld ldc=%ld nb=%d%s", prefix<T>(),
+                                        mqr_base<T>(), side, trans, long(cm), long(cn), long(cs.k), long(ldc), cs.nb,
+                                        minimal ? " minimum lwork" : "");
+        const Matrix<T> c0 = random_matrix<T>(cm, cn, ldc);
+        Matrix<T> c = c0, a1 = a;
+        const std::vector<T> tau1 = tau;
+        T w[2];
+        assert_info(ormqr<T>(side, trans, cm, cn, cs.k, a1.ptr(), a1.ld, tau1.data(), c.ptr(), ldc, w, -1), 0,
+                    ctx + " (query)");
+        const lint lw = minimal ? ormqr_min_lwork(side, cm, cn) : work_size(w[0]);
+        Work<T> work(lw);
+        hqr_set_nb(cs.nb);
+        assert_info(ormqr<T>(side, trans, cm, cn, cs.k, a1.ptr(), a1.ld, tau1.data(), c.ptr(), ldc, work.ptr(), lw), 0,
+                    ctx);
+        hqr_set_nb(0);
+        if (!work.guard_intact()) fail_msg("%s: wrote past WORK(LWORK)", ctx.c_str());
+        if (!same_bytes(a1, a) || !same_bytes(tau1, tau)) fail_msg("%s: A or TAU changed", ctx.c_str());
+        lint bi, bj;
+        if (!unchanged_where(c0, c, [](lint, lint) { return false; }, &bi, &bj))
+          fail_msg("%s: padding C(%ld,%ld) was changed", ctx.c_str(), long(bi), long(bj));
+        const Matrix<T> cc = block(c0, cm, cn);
+        const char op = trans == 'N' ? 'N' : 'C';
+        Matrix<T> want = side == 'L' ? product(q, op, cc, 'N') : product(cc, 'N', q, op);
+        Matrix<T> got = block(c, cm, cn);
+        for (lint j = 0; j < cn; ++j)
+          for (lint i = 0; i < cm; ++i) got(i, j) -= want(i, j);
+        assert_ratio(norm_one(got) / (double(cs.nq) * norm_one(cc) * eps<T>()), ctx);
+      }
+  }
+}
+
+// orgqr over several blocks: ||I - Q^H Q|| / (m eps), ||A - Q R|| / (m ||A|| eps)
+// (n = k), Q against the reference's for k < n, padding of A unchanged.
+template <class T> void orgqr_blocks(void **) {
+  struct Case {
+    lint m, n, k;
+    int nb;
+  };
+  constexpr Case kCases[] = {{300, 130, 130, 48}, {97, 97, 97, 48}, {260, 200, 101, 48}, {150, 40, 0, 48},
+                             {520, 300, 300, 0},  {64, 1, 1, 48}};
+  for (const Case &cs : kCases) {
+    const lint m = cs.m, n = cs.n, k = cs.k;
+    const std::string ctx = context("%c%s m=%ld n=%ld k=%ld nb=%d", prefix<T>(), gqr_base<T>(), long(m), long(n),
+                                    long(k), cs.nb);
+    std::vector<T> tau;
+    Matrix<T> a0;
+    const Matrix<T> f = reference_qr<T>(m, std::max<lint>(k, 1), 2, tau, &a0);
+    tau.resize(size_t(k));
+    Matrix<T> q = random_matrix<T>(m, n, m + 2);  // columns k.. random: orgqr must not read them
+    for (lint j = 0; j < k; ++j)
+      for (lint i = 0; i < m; ++i) q(i, j) = f(i, j);
+    const Matrix<T> q0 = q;
+    T w[2];
+    assert_info(orgqr<T>(m, n, k, q.ptr(), q.ld, tau.data(), w, -1), 0, ctx + " (query)");
+    Work<T> work(work_size(w[0]));
+    hqr_set_nb(cs.nb);
+    assert_info(orgqr<T>(m, n, k, q.ptr(), q.ld, tau.data(), work.ptr(), work.lwork), 0, ctx);
+    hqr_set_nb(0);
+    if (!work.guard_intact()) fail_msg("%s: wrote past WORK(LWORK)", ctx.c_str());
+    lint bi, bj;
+    if (!unchanged_where(q0, q, [](lint, lint) { return false; }, &bi, &bj))
+      fail_msg("%s: padding A(%ld,%ld) was changed", ctx.c_str(), long(bi), long(bj));
+    const Matrix<T> qq = block(q, m, n);
+    assert_ratio(orthogonality(qq), ctx + " I - Q^H Q");
+    const Matrix<T> full = reference_q(f, tau, k);
+    Matrix<T> d = block(full, m, n);
+    for (lint j = 0; j < n; ++j)
+      for (lint i = 0; i < m; ++i) d(i, j) -= qq(i, j);
+    assert_ratio(norm_one(d) / (double(m) * eps<T>()), ctx + " Q - Q_ref");
+    if (k == n && n > 0) {  // A - Q R with R from the factorization
+      Matrix<T> r = block(a0, m, n);
+      subtract_product(r, qq, 'N', upper_trapezoid(block(f, n, n)), 'N');
+      assert_ratio(norm_one(r) / (double(m) * norm_one(block(a0, m, n)) * eps<T>()), ctx + " A - Q R");
+    }
+  }
+}
+
+// gels over several blocks, trans N and T/C, nrhs 1 and > 1, ldb > max(m,n):
+// DQRT16 with a consistent B, DQRT17 and the residual norm in B(n+1:m) with
+// a random one; A as the reference's geqrf leaves it (|R|).
+template <class T> void gels_blocks(void **) {
+  struct Case {
+    lint m, n, nrhs;
+    int nb;
+  };
+  constexpr Case kCases[] = {{333, 100, 1, 48}, {333, 100, 4, 48}, {97, 97, 2, 48},  {600, 1, 1, 48},
+                             {700, 300, 1, 0},  {150, 260, 2, 48}, {401, 130, 3, 0}};
+  for (const Case &cs : kCases)
+    for (char trans : {'N', trans_h<T>()}) {
+      const lint m = cs.m, n = cs.n, nrhs = cs.nrhs, lda = m + 1, ldb = std::max(m, n) + 5;
+      const lint p = trans == 'N' ? m : n, q = trans == 'N' ? n : m;
+      const char op = op_of(trans);
+      const std::string ctx = context("%cgels trans=%c m=%ld n=%ld nrhs=%ld nb=%d", prefix<T>(), trans, long(m),
+                                      long(n), long(nrhs), cs.nb);
+      const Matrix<T> a0 = random_matrix<T>(m, n, lda);
+      const Matrix<T> am = block(a0, m, n);
+      const double anorm = norm_one(am);
+      for (int consistent = 0; consistent < 2; ++consistent) {
+        Matrix<T> b0 = random_matrix<T>(std::max(m, n), nrhs, ldb);
+        if (consistent && p > q) {
+          Matrix<T> bx = product(am, op, random_matrix<T>(q, nrhs), 'N');
+          for (lint j = 0; j < nrhs; ++j)
+            for (lint i = 0; i < p; ++i) b0(i, j) = bx(i, j);
+        }
+        Matrix<T> a = a0, b = b0;
+        hqr_set_nb(cs.nb);
+        const Matrix<T> out = [&] {
+          T w[2];
+          assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, w, -1), 0, ctx + " (query)");
+          Work<T> work(work_size(w[0]));
+          assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.ptr(), work.lwork), 0, ctx);
+          if (!work.guard_intact()) fail_msg("%s: wrote past WORK(LWORK)", ctx.c_str());
+          return b;
+        }();
+        hqr_set_nb(0);
+        lint bi, bj;
+        if (!unchanged_where(a0, a, [](lint, lint) { return false; }, &bi, &bj) ||
+            !unchanged_where(b0, out, [](lint, lint) { return false; }, &bi, &bj))
+          fail_msg("%s: padding (%ld,%ld) of A or B was changed", ctx.c_str(), long(bi), long(bj));
+        const Matrix<T> x = block(out, q, nrhs);
+        Matrix<T> r = block(b0, p, nrhs);
+        subtract_product(r, am, op, x, 'N');
+        if (consistent) {
+          assert_ratio(norm_one(r) / (double(std::max(m, n)) * anorm * norm_one(x) * eps<T>()), ctx + " DQRT16");
+        } else if (p > q) {
+          Matrix<T> ar = product(am, op == 'N' ? 'C' : 'N', r, 'N');
+          assert_ratio(norm_one(ar) / (double(std::max({m, n, nrhs})) * anorm * norm_one(block(b0, p, nrhs)) *
+                                       eps<T>()),
+                       ctx + " DQRT17");
+          for (lint j = 0; j < nrhs; ++j) {
+            double rn = 0, tn = 0, bn = 0;
+            for (lint i = 0; i < p; ++i) rn += std::norm(std::complex<double>(r(i, j)));
+            for (lint i = q; i < p; ++i) tn += std::norm(std::complex<double>(out(i, j)));
+            for (lint i = 0; i < p; ++i) bn += std::norm(std::complex<double>(b0(i, j)));
+            assert_ratio(std::abs(std::sqrt(rn) - std::sqrt(tn)) / (double(p) * std::sqrt(bn) * eps<T>()),
+                         ctx + " residual norm in B(q+1:p)");
+          }
+        }
+        if (m >= n && !consistent) {  // A holds xGEQRF's R: |R| as the reference's
+          Matrix<T> ref = a0;
+          std::vector<T> tau(static_cast<size_t>(n)), work(static_cast<size_t>(64 * n));
+          assert_info(geqrf<T>(m, n, ref.ptr(), lda, tau.data(), work.data(), lint(work.size()), Lib::ref), 0,
+                      ctx + " (reference geqrf)");
+          Matrix<T> d(n, n);
+          for (lint j = 0; j < n; ++j)
+            for (lint i = 0; i < n; ++i) d(i, j) = T(i <= j ? std::abs(a(i, j)) - std::abs(ref(i, j)) : 0);
+          assert_ratio(norm_one(d) / (double(m) * anorm * eps<T>()), ctx + " |R| - |R_ref|");
+        }
+      }
+    }
+}
+
+// A rank-deficient A (m >= n: column j exactly zero, so R(j,j) = 0 exactly;
+// m < n: row j, so L(j,j) = 0): INFO = j as the reference LAPACK's. Where
+// xGELS applies Q first (m >= n 'N', m < n 'T'/'C') B is left as that
+// product (its column norms those of the input; equal to the reference's up
+// to the signs of Q's rows); where it solves first, B is left as it came.
+// An all-zero A gives INFO = 0 and B(1:max(m,n),:) = 0. Over several blocks
+// too.
+template <class T> void gels_rank_deficient(void **) {
+  struct Case {
+    lint m, n, zero, nrhs;  // zero: the zero column (row for m < n), 0: all of A
+    int nb;
+  };
+  constexpr Case kCases[] = {{40, 10, 4, 2, 0},  {333, 100, 77, 1, 48}, {200, 120, 1, 3, 48}, {120, 120, 120, 1, 48},
+                             {50, 20, 0, 2, 0},  {300, 100, 0, 1, 48},  {10, 40, 4, 2, 0},    {100, 333, 77, 1, 48},
+                             {60, 150, 60, 2, 48}, {30, 90, 0, 1, 48}};
+  for (const Case &cs : kCases)
+    for (char trans : {'N', trans_h<T>()}) {
+      const lint m = cs.m, n = cs.n, nrhs = cs.nrhs, lda = m + 2, p = std::max(m, n), ldb = p + 3;
+      const bool solve_first = (m >= n) == (trans != 'N');
+      const std::string ctx = context("%cgels trans=%c m=%ld n=%ld zero %s %ld nrhs=%ld nb=%d", prefix<T>(), trans,
+                                      long(m), long(n), m >= n ? "column" : "row", long(cs.zero), long(nrhs), cs.nb);
+      Matrix<T> a0 = random_matrix<T>(m, n, lda);
+      for (lint j = 0; j < n; ++j)
+        for (lint i = 0; i < m; ++i)
+          if (cs.zero == 0 || (m >= n ? j : i) == cs.zero - 1) a0(i, j) = T(0);
+      const Matrix<T> b0 = random_matrix<T>(p, nrhs, ldb);
+      Matrix<T> a = a0, b = b0, ra = a0, rb = b0;
+      std::vector<T> work(size_t(64 * (p + nrhs)));
+      hqr_set_nb(cs.nb);
+      const lint info = gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.data(), lint(work.size()));
+      hqr_set_nb(0);
+      const lint ref =
+          gels<T>(trans, m, n, nrhs, ra.ptr(), lda, rb.ptr(), ldb, work.data(), lint(work.size()), Lib::ref);
+      assert_info(info, ref, ctx);
+      assert_info(info, cs.zero, ctx + " (the zero line)");
+      if (solve_first && cs.zero != 0) {
+        if (!same_bytes(b, b0) || !same_bytes(rb, b0)) fail_msg("%s: B changed (LAPACK leaves it)", ctx.c_str());
+        continue;
+      }
+      const lint rows = trans == 'N' ? m : n;  // B's rows that Q acts on
+      for (lint j = 0; j < nrhs; ++j) {
+        double bn = 0, gn = 0, rn = 0;
+        for (lint i = 0; i < (cs.zero == 0 ? p : rows); ++i) {
+          bn += std::norm(std::complex<double>(b0(i, j)));
+          gn += std::norm(std::complex<double>(b(i, j)));
+          rn += std::norm(std::complex<double>(rb(i, j)));
+        }
+        if (cs.zero == 0) {
+          if (gn != 0 || rn != 0) fail_msg("%s: B not zeroed (hqr %g, reference %g)", ctx.c_str(), gn, rn);
+          continue;
+        }
+        assert_ratio(std::abs(std::sqrt(gn) - std::sqrt(bn)) / (double(p) * std::sqrt(bn) * eps<T>()),
+                     ctx + " ||Q b|| = ||b||");
+        double d = 0;  // |Q b| against the reference's, elementwise
+        for (lint i = 0; i < rows; ++i)
+          d = std::max(d, std::abs(double(std::abs(b(i, j))) - double(std::abs(rb(i, j)))));
+        assert_ratio(d / (double(p) * std::sqrt(bn) * eps<T>()), ctx + " |Q b| - |Q b|_ref");
+      }
+    }
+}
+
+// max |a_ij| and max |b_ij| below LAPACK's SMLNUM or above BIGNUM: xGELS
+// scales A (and leaves R of the scaled A) and B (trans 'N': its residual
+// rows stay scaled); hqr leaves what the reference leaves.
+template <class T> void gels_scaled(void **) {
+  using R = real_t<T>;
+  const R smlnum = std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon();
+  const lint nrhs = 2;
+  for (R scale : {R(smlnum / 64), R(1) / smlnum * 8})
+    for (char trans : {'N', trans_h<T>()})
+      for (lint wide = 0; wide < 2; ++wide) {
+        const lint m = wide ? 60 : 150, n = wide ? 150 : 60, lda = m, ldb = std::max(m, n);
+        const int nb = trans == 'N' ? 0 : 48;
+        const std::string ctx = context("%cgels trans=%c m=%ld n=%ld max|a_ij| ~ %g nb=%d", prefix<T>(), trans, long(m),
+                                        long(n), double(scale), nb);
+        Matrix<T> a0 = random_matrix<T>(m, n, lda), b0 = random_matrix<T>(ldb, nrhs, ldb);
+        for (auto &x : a0.data) x *= scale;
+        for (auto &x : b0.data) x *= scale;
+        Matrix<T> a = a0, b = b0, ra = a0, rb = b0;
+        std::vector<T> work(size_t(64 * (n + nrhs)));
+        hqr_set_nb(nb);
+        assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.data(), lint(work.size())), 0, ctx);
+        hqr_set_nb(0);
+        assert_info(
+            gels<T>(trans, m, n, nrhs, ra.ptr(), lda, rb.ptr(), ldb, work.data(), lint(work.size()), Lib::ref), 0,
+            ctx + " (reference)");
+        // R (L) and B relative to the reference's largest entries (|.|: signs are a convention).
+        double dr = 0, nr = 0, db = 0, nbm = 0;
+        for (lint j = 0; j < std::min(m, n); ++j)
+          for (lint i = wide ? j : 0; i <= (wide ? m - 1 : j); ++i) {
+            dr = std::max(dr, std::abs(double(std::abs(a(i, j))) - double(std::abs(ra(i, j)))));
+            nr = std::max(nr, double(std::abs(ra(i, j))));
+          }
+        for (lint j = 0; j < nrhs; ++j)
+          for (lint i = 0; i < ldb; ++i) {
+            db = std::max(db, std::abs(double(std::abs(b(i, j))) - double(std::abs(rb(i, j)))));
+            nbm = std::max(nbm, double(std::abs(rb(i, j))));
+          }
+        if (!(nr > 0) || !(nbm > 0)) fail_msg("%s: the reference's R or B is zero", ctx.c_str());
+        assert_ratio(dr / (nr * double(m) * eps<T>()), ctx + " |R| - |R_ref|");
+        assert_ratio(db / (nbm * double(m) * eps<T>() * 1e3), ctx + " |B| - |B_ref|");
+      }
+}
+
 // ---- LWORK too small --------------------------------------------------------
 
 // One below LAPACK's minimum (and 0, and -2): XERBLA once with the routine's
@@ -491,6 +798,8 @@ int main() {
       ALL_TYPES(geqrf_residual),     ALL_TYPES(geqrf_minimum_lwork), ALL_TYPES(geqrf_panels),
       ALL_TYPES(ormqr_vs_explicit_q),
       ALL_TYPES(ormqr_quick_return), ALL_TYPES(gels_residual),       ALL_TYPES(lwork_too_small),
+      ALL_TYPES(ormqr_blocks),       ALL_TYPES(orgqr_blocks),        ALL_TYPES(gels_blocks),
+      ALL_TYPES(gels_rank_deficient), ALL_TYPES(gels_scaled),
   };
   // HQR_TEST_FILTER (a cmocka pattern, e.g. "geqrf*") runs a subset: the GPU
   // machine's fault and sanitizer runs.

@@ -36,6 +36,10 @@
 // (left-looking catch-up, T of every panel kept) instead of holding step 1
 // back, and a recursive or TSQR panel in place of cuSOLVER's.
 //
+// geqrf_on_device (qr_device.hpp) runs the same factorization for xGELS and
+// leaves the factor on the device: every panel's T kept, workspace set aside
+// for the caller, and max |a_ij| measured as block columns arrive.
+//
 // The caller's array is written only with final columns, left to right, so
 // if the GPU fails mid-call Result::resume counts the leading columns (and
 // their tau) already final there; the rest still holds the input and the CPU
@@ -43,7 +47,6 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <cuComplex.h>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -54,6 +57,8 @@
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
+#include "cuda/qr_device.hpp"
+#include "cuda/qr_kernels.cuh"
 #include "host/config.hpp"
 #include "host/fault.hpp"
 
@@ -63,60 +68,6 @@ namespace {
 using fault::Point;
 
 enum class Panel { cpu, gpu };
-
-// The device spelling of an element type, for hqr's own kernels.
-template <class T> struct Dev { using type = T; };
-template <> struct Dev<std::complex<float>> { using type = cuFloatComplex; };
-template <> struct Dev<std::complex<double>> { using type = cuDoubleComplex; };
-template <class T> typename Dev<T>::type *dv(T *p) { return reinterpret_cast<typename Dev<T>::type *>(p); }
-
-__device__ inline float dev_one(float) { return 1.f; }
-__device__ inline double dev_one(double) { return 1.; }
-__device__ inline cuFloatComplex dev_one(cuFloatComplex) { return make_cuFloatComplex(1.f, 0.f); }
-__device__ inline cuDoubleComplex dev_one(cuDoubleComplex) { return make_cuDoubleComplex(1., 0.); }
-__device__ inline float dev_zero(float) { return 0.f; }
-__device__ inline double dev_zero(double) { return 0.; }
-__device__ inline cuFloatComplex dev_zero(cuFloatComplex) { return make_cuFloatComplex(0.f, 0.f); }
-__device__ inline cuDoubleComplex dev_zero(cuDoubleComplex) { return make_cuDoubleComplex(0., 0.); }
-__device__ inline bool is_zero(float x) { return x == 0.f; }
-__device__ inline bool is_zero(double x) { return x == 0.; }
-__device__ inline bool is_zero(cuFloatComplex x) { return x.x == 0.f && x.y == 0.f; }
-__device__ inline bool is_zero(cuDoubleComplex x) { return x.x == 0. && x.y == 0.; }
-__device__ inline float dev_inv(float x) { return 1.f / x; }
-__device__ inline double dev_inv(double x) { return 1. / x; }
-__device__ inline cuFloatComplex dev_inv(cuFloatComplex x) { return cuCdivf(make_cuFloatComplex(1.f, 0.f), x); }
-__device__ inline cuDoubleComplex dev_inv(cuDoubleComplex x) { return cuCdiv(make_cuDoubleComplex(1., 0.), x); }
-
-// v = the m-by-n unit lower trapezoid of a: a's entries below the
-// diagonal, ones on it, zeros above.
-template <class S> __global__ void unit_lower_copy(int64_t m, int64_t n, const S *a, int64_t lda, S *v, int64_t ldv) {
-  const int64_t total = m * n;
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t i = e % m, j = e / m;
-    v[i + j * ldv] = i > j ? a[i + j * lda] : i == j ? dev_one(S()) : dev_zero(S());
-  }
-}
-
-// From G = V**H V (upper triangle) and tau: u = diag(1/tau) + strictly
-// upper G, in place, and t = I, ready for t = u**-1 (the larft T). A
-// reflector with tau = 0 is the identity: its row and column of u are
-// zeroed (1 on the diagonal) so that it drops out; fix_zero_tau then zeroes
-// T's diagonal there, as LAPACK's xLARFT leaves it.
-template <class S> __global__ void t_inverse_setup(int k, S *u, int ldu, const S *tau, S *t, int ldt) {
-  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < k * k; e += gridDim.x * blockDim.x) {
-    const int i = e % k, j = e / k;
-    t[i + j * ldt] = i == j ? dev_one(S()) : dev_zero(S());
-    if (i > j) continue;
-    if (i == j)
-      u[i + j * ldu] = is_zero(tau[i]) ? dev_one(S()) : dev_inv(tau[i]);
-    else if (is_zero(tau[i]) || is_zero(tau[j]))
-      u[i + j * ldu] = dev_zero(S());
-  }
-}
-template <class S> __global__ void fix_zero_tau(int k, const S *tau, S *t, int ldt) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < k; i += gridDim.x * blockDim.x)
-    if (is_zero(tau[i])) t[i + i * ldt] = dev_zero(S());
-}
 
 // The context's high-priority stream and its handles (context.hpp), created
 // once; false if CUDA cannot make them.
@@ -146,9 +97,14 @@ bool urgent_stream(Context &c) {
 
 template <class T> class HybridGeqrf {
  public:
-  HybridGeqrf(Context &c, lint m, lint n, T *a, lint lda, T *tau, lint nb, Panel mode)
+  // keep: leave the factor on the device for the caller (qr_device.hpp):
+  // every panel's T is kept, extra bytes of workspace are set aside and
+  // max |a_ij| of the input is measured on its way in.
+  HybridGeqrf(Context &c, lint m, lint n, T *a, lint lda, T *tau, lint nb, Panel mode, std::size_t keep_extra = 0,
+              DeviceQR<T> *keep = nullptr)
       : c_(c), m_(m), n_(n), k_(std::min(m, n)), a_(a), lda_(lda), tau_(tau), nb_(nb), nblocks_((n + nb - 1) / nb),
-        npanels_((std::min(m, n) + nb - 1) / nb), ldda_((m + 31) / 32 * 32), mode_(mode) {}
+        npanels_((std::min(m, n) + nb - 1) / nb), ldda_((m + 31) / 32 * 32), mode_(mode), keep_(keep),
+        keep_extra_(keep_extra) {}
 
   Result run() {
     if (std::size_t(m_) * sizeof(T) > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", 0};
@@ -177,12 +133,14 @@ template <class T> class HybridGeqrf {
     for (cudaStream_t s : {c_.compute_stream, c_.urgent_stream, c_.upload_stream, c_.download_stream})
       check(cudaStreamSynchronize(s), Point::sync);
     if (failed_) return finish({false, 0, "CUDA error", stored_columns_.load()});
+    if (keep_) *keep_ = DeviceQR<T>{dA_, ldda_, dtau_, dT_[0], nb_, dextra_, damax_};
     return finish({true, 0, nullptr, 0});
   }
 
  private:
   // Device: the matrix (ldda by n), two V copies (ldda by nb) and two T
-  // (nb by nb) alternating between panels, W (nb by n), G (nb by nb), tau,
+  // (nb by nb) alternating between panels (with keep: every panel's T, the
+  // caller's extra bytes and max |a_ij|), W (nb by n), G (nb by nb), tau,
   // cuSOLVER's workspace and INFO. Pinned: tau on its way out, and for the
   // cpu mode the panel, its T and tau.
   bool reserve() {
@@ -201,7 +159,9 @@ template <class T> class HybridGeqrf {
     const std::size_t e = sizeof(T), v = e * ldda_ * nb_, tt = e * nb_ * nb_;
     auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
     std::size_t off[8], total = 0;
-    const std::size_t sizes[8] = {v, v, tt, tt, e * nb_ * n_, tt, e * k_, solver_device_bytes_ + sizeof(int)};
+    const std::size_t sizes[8] = {v, v, tt * (keep_ ? std::max<lint>(npanels_, 1) : 1),
+                                  keep_ ? keep_extra_ + 256 : tt, e * nb_ * n_, tt, e * k_,
+                                  solver_device_bytes_ + sizeof(int)};
     for (int i = 0; i < 8; ++i) {
       off[i] = total;
       total += round(sizes[i]);
@@ -211,7 +171,11 @@ template <class T> class HybridGeqrf {
     dV_[0] = reinterpret_cast<T *>(w + off[0]);
     dV_[1] = reinterpret_cast<T *>(w + off[1]);
     dT_[0] = reinterpret_cast<T *>(w + off[2]);
-    dT_[1] = reinterpret_cast<T *>(w + off[3]);
+    dT_[1] = keep_ ? nullptr : reinterpret_cast<T *>(w + off[3]);
+    if (keep_) {
+      damax_ = reinterpret_cast<unsigned long long *>(w + off[3]);
+      dextra_ = w + off[3] + 256;
+    }
     dW_ = reinterpret_cast<T *>(w + off[4]);
     dG_ = reinterpret_cast<T *>(w + off[5]);
     dtau_ = reinterpret_cast<T *>(w + off[6]);
@@ -265,6 +229,7 @@ template <class T> class HybridGeqrf {
   // Caller -> pinned slot -> device, block column by block column.
   void upload() {
     int slot = 0;
+    if (keep_ && !check(cudaMemsetAsync(damax_, 0, sizeof *damax_, c_.upload_stream), Point::copy)) return;
     for (lint j = 0; j < nblocks_ && !stop_ && !failed_; ++j) {
       for (const Rect &r : chunks(block(j))) {
         StagingSlot &s = c_.upload_slots[slot++ % Context::kSlots];
@@ -275,6 +240,11 @@ template <class T> class HybridGeqrf {
                    Point::copy) ||
             !check(cudaEventRecord(s.dma_done, c_.upload_stream), Point::copy))
           return;
+        if (keep_) {
+          max_abs<<<grid_for(int64_t(r.m) * r.n, 256, 1024), 256, 0, c_.upload_stream>>>(
+              r.m, r.n, dv(dev(r.r0, r.c0)), ldda_, damax_);
+          if (!launched(Point::kernel)) return;
+        }
       }
       if (!check(cudaEventRecord(arrived_[j], c_.upload_stream), Point::copy)) return;
       uploaded_.publish(j + 1);
@@ -337,6 +307,9 @@ template <class T> class HybridGeqrf {
     while (!pending.empty()) drain_one();
   }
 
+  // Panel p's T: one of two alternating, or with keep, its own.
+  T *tmat(lint p) const { return keep_ ? dT_[0] + std::size_t(p) * nb_ * nb_ : dT_[p % 2]; }
+
   // Panel p: rows p*nb.. of block column p; its reflectors number
   // min(rows, columns).
   lint panel_rows(lint p) const { return m_ - p * nb_; }
@@ -364,7 +337,7 @@ template <class T> class HybridGeqrf {
     using R = typename Prec<T>::real;
     const lint k0 = p * nb_, mk = panel_rows(p), kf = panel_reflectors(p);
     const dtype t = blas::data_type<T>();
-    T *tau = dtau_ + k0, *dT = dT_[p % 2];
+    T *tau = dtau_ + k0, *dT = tmat(p);
     if (!check(cusolverDnXgeqrf(c_.urgent_solver, params_, mk, panel_cols(p), t, dev(k0, k0), ldda_, t, tau, t,
                                 dsolver_, solver_device_bytes_, solver_host_.empty() ? nullptr : solver_host_.data(),
                                 solver_host_bytes_, dinfo_),
@@ -402,7 +375,7 @@ template <class T> class HybridGeqrf {
     return check(cudaMemcpy2DAsync(dev(k0, k0), ldda_ * sizeof(T), hpanel_, mk * sizeof(T), mk * sizeof(T), kw,
                                    cudaMemcpyHostToDevice, c_.urgent_stream),
                  Point::copy) &&
-           check(cudaMemcpy2DAsync(dT_[p % 2], nb_ * sizeof(T), hT_, nb_ * sizeof(T), kf * sizeof(T), kf,
+           check(cudaMemcpy2DAsync(tmat(p), nb_ * sizeof(T), hT_, nb_ * sizeof(T), kf * sizeof(T), kf,
                                    cudaMemcpyHostToDevice, c_.urgent_stream),
                  Point::copy) &&
            check(cudaMemcpyAsync(dtau_ + k0, htau_ + k0, kf * sizeof(T), cudaMemcpyHostToDevice, c_.urgent_stream),
@@ -414,7 +387,7 @@ template <class T> class HybridGeqrf {
   // with block reflector p.
   bool larfb(lint p, lint c0, lint nc) {
     const lint k0 = p * nb_, mk = panel_rows(p), kf = panel_reflectors(p);
-    const T *V = dV_[p % 2], *Tm = dT_[p % 2];
+    const T *V = dV_[p % 2], *Tm = tmat(p);
     T *C = dev(k0, c0), *W = dW_ + std::size_t(c0) * nb_;
     return nc == 0 ||
            (check(blas::gemm(c_.blas, blas::op_c<T>(), CUBLAS_OP_N, kf, nc, mk, T(1), V, ldda_, C, ldda_, T(0), W, nb_),
@@ -475,6 +448,10 @@ template <class T> class HybridGeqrf {
   T *const tau_;
   const lint nb_, nblocks_, npanels_, ldda_;
   const Panel mode_;
+  DeviceQR<T> *const keep_;
+  const std::size_t keep_extra_;
+  unsigned long long *damax_ = nullptr;
+  void *dextra_ = nullptr;
   T *dA_ = nullptr, *dV_[2] = {}, *dT_[2] = {}, *dW_ = nullptr, *dG_ = nullptr, *dtau_ = nullptr;
   void *dsolver_ = nullptr;
   int *dinfo_ = nullptr;
@@ -492,11 +469,9 @@ template <class T> class HybridGeqrf {
 
 }  // namespace
 
-template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const char **path) {
-  Context *c = context();
-  if (!c) return {false, 0, context_error(), 0};
-  std::lock_guard<std::mutex> g(c->lock);
-  if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
+template <class T>
+Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::size_t extra_bytes, DeviceQR<T> *out,
+                       const char **path) {
   const Panel mode = config::panel() == config::kPanelCpu ? Panel::cpu : Panel::gpu;
   const int nb_setting = config::nb();
   // Block sizes measured on the H200 (bench/results/qr-*): 512 from n =
@@ -506,12 +481,27 @@ template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const ch
   lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 128 : n >= 8192 ? 512 : 256;
   nb = std::min<lint>({nb, n, 1024});
   if (path) *path = mode == Panel::cpu ? "gpu-hybrid (cpu panels)" : "gpu-hybrid (gpu panels)";
-  return HybridGeqrf<T>(*c, m, n, a, lda, tau, nb, mode).run();
+  return HybridGeqrf<T>(c, m, n, a, lda, tau, nb, mode, extra_bytes, out).run();
+}
+
+template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const char **path) {
+  Context *c = context();
+  if (!c) return {false, 0, context_error(), 0};
+  std::lock_guard<std::mutex> g(c->lock);
+  if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
+  return geqrf_on_device(*c, m, n, a, lda, tau, 0, static_cast<DeviceQR<T> *>(nullptr), path);
 }
 
 template Result geqrf(lint, lint, float *, lint, float *, const char **);
 template Result geqrf(lint, lint, double *, lint, double *, const char **);
 template Result geqrf(lint, lint, std::complex<float> *, lint, std::complex<float> *, const char **);
 template Result geqrf(lint, lint, std::complex<double> *, lint, std::complex<double> *, const char **);
+#define HQR_INSTANTIATE(T) \
+  template Result geqrf_on_device(Context &, lint, lint, T *, lint, T *, std::size_t, DeviceQR<T> *, const char **);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
 
 }  // namespace hqr::gpu

@@ -53,3 +53,47 @@ template <class T> Result qrupd_addrows(lint m, lint n, lint p, T *r, lint ldr, 
 template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const char **path);
 
 }  // namespace hqr::gpu
+
+// ---- Applying and forming Q on the GPU (qr_apply.cu) ------------------------
+namespace hqr::gpu {
+
+// Host memory in and out; the caller has checked the arguments and that the
+// call has work (no quick return).
+
+// xGELS, m >= n: the hybrid geqrf (A and tau stored as xGEQRF stores them;
+// tau in the caller's `tau`, min(m,n) entries), then on the device, for
+// trans 'N', B := Q**H B and, unless R has an exactly zero diagonal element
+// (info = the first one's index, as xTRTRS), B(1:n,:) := R**-1 B(1:n,:);
+// for `trans` ('T'/'C'), unless info > 0 (B then untouched),
+// B(1:n,:) := R**-H B(1:n,:), B(n+1:m,:) := 0, B := Q B.
+// No scaling (xGELS's xLASCL): the caller emulates it from `anrm`.
+struct GelsResult {
+  Result r;         // ran: A, tau and all of B final (r.info as above)
+  bool factored;    // A holds the whole factorization and tau its tau (else r.resume columns of it)
+  lint b_columns;   // leading columns of B final (the rest still hold the input)
+  double anrm;      // max |a_ij| of the input, when factored (NaN: unknown); 0: B was not touched
+};
+template <class T>
+GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path);
+
+// xGELS, m < n: A**H = Q_F R factored on the device (transposed on its
+// way in and out), A and tau stored exactly as xGELQF stores them (L = R**H,
+// the reflectors conjugated in A's rows), then trans 'N': B(1:m,:) :=
+// L**-1 B(1:m,:) (unless info > 0: B untouched), B(m+1:n,:) := 0,
+// B := Q**H B (Q = Q_F**H, xGELQF's); trans 'T'/'C': B := Q B, then
+// B(1:m,:) := L**-H B(1:m,:) unless info > 0. Not factored: r.resume
+// leading rows of A (and their tau) are final, the other rows the input.
+template <class T>
+GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path);
+
+// xORMQR/xUNMQR: C := op(Q) C (left) or C op(Q) (right), op(Q) = Q**H when
+// `trans`. A and tau are only read. `ran` false: C's first r.resume columns
+// (left) or rows (right) are final, the rest hold the input.
+template <class T>
+Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc);
+
+// xORGQR/xUNGQR: A := the first n columns of H(1)...H(k). `ran` false:
+// columns r.resume..n-1 of A are final, columns 0..r.resume-1 hold the input.
+template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T *tau);
+
+}  // namespace hqr::gpu

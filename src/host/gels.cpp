@@ -13,13 +13,271 @@
 // On exit A holds the factorization, B the solution (and for m >= n with
 // trans 'N', rows n+1:m the residual information), WORK(1) the optimal LWORK.
 // info > 0: the info-th diagonal element of the triangular factor is exactly
-// zero, A does not have full rank and no solution is computed.
+// zero, A does not have full rank and no solution is computed (B then holds
+// Q**H B, as LAPACK leaves it).
+//
+// Large problems run on the GPU (src/cuda/qr_apply.cu). m >= n: the hybrid
+// geqrf keeps its factor on the device, Q**H B and the triangular solve
+// (trans 'N'; for 'T'/'C' the solve with R**H, then Q) follow there, and A
+// and B come back once. m < n: A**H is factored on the device (transposed
+// on its way in and out), which gives xGELQF's L = R**H and reflectors.
+// The GPU path keeps its own workspace, so any legal LWORK serves it (tau
+// lives in WORK(1:mn), as in LAPACK). xGELS's scaling of A and B (xLASCL
+// where max |a_ij| or max |b_ij| lies outside [SMLNUM, BIGNUM]) is emulated
+// on the results: R (L) scaled as LAPACK leaves it, the residual rows of B
+// too. If the GPU stops mid-call, the CPU finishes from the columns (LQ:
+// rows) of the factorization it stored.
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
 #include "next_lapack.hpp"
+#include "qr_dispatch.hpp"
 #include "trace.hpp"
 
 namespace hqr {
+
+namespace {
+
+template <class T> using Real = typename Prec<T>::real;
+
+// LAPACK's xLANGE('M') of an m-by-n block: max |a_ij|, NaN if any is NaN.
+template <class T> Real<T> max_abs(lint m, lint n, const T *a, lint lda) {
+  Real<T> v = 0;
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < m; ++i) {
+      const Real<T> x = std::abs(a[i + std::size_t(j) * lda]);
+      if (v < x || x != x) v = x;
+    }
+  return v;
+}
+
+// LAPACK's xLASCL: A := A * (cto / cfrom) without over- or underflow.
+template <class T>
+void lascl(char type, Real<T> cfrom, Real<T> cto, lint m, lint n, T *a, lint lda) {
+  using F = void(const char *, const lint *, const lint *, const Real<T> *, const Real<T> *, const lint *, const lint *,
+                 T *, const lint *, lint *, std::size_t);
+  static F *const f = next::fn<F, T>("lascl");
+  const lint zero = 0;
+  lint info = 0;
+  if (m > 0 && n > 0) f(&type, &zero, &zero, &cfrom, &cto, &m, &n, a, &lda, &info, 1);
+}
+
+// LAPACK's xTRTRS('U', op, 'N') on the next LAPACK: INFO > 0 at the first
+// exactly zero diagonal element (B untouched then).
+template <class T> lint trtrs_upper(char op, lint n, lint nrhs, const T *a, lint lda, T *b, lint ldb) {
+  using F = void(const char *, const char *, const char *, const lint *, const lint *, const T *, const lint *, T *,
+                 const lint *, lint *, std::size_t, std::size_t, std::size_t);
+  static F *const f = next::fn<F, T>("trtrs");
+  lint info = 0;
+  f("U", &op, "N", &n, &nrhs, a, &lda, b, &ldb, &info, 1, 1, 1);
+  return info;
+}
+
+// B := op(Q) B with the next LAPACK's xORMQR ('L'), Q from n reflectors of order m.
+template <class T> void apply_q(char op, lint m, lint n, lint nrhs, const T *a, lint lda, const T *tau, T *b, lint ldb) {
+  const lint query = -1;
+  lint info = 0;
+  T w{};
+  next::ormqr("L", &op, &m, &nrhs, &n, a, &lda, tau, b, &ldb, &w, &query, &info);
+  lint lw = std::max<lint>({1, nrhs, lint(std::real(w))});
+  std::vector<T> work(static_cast<std::size_t>(lw));
+  next::ormqr("L", &op, &m, &nrhs, &n, a, &lda, tau, b, &ldb, work.data(), &lw, &info);
+}
+
+// B := op(Q) B with the next LAPACK's xORMLQ ('L'), Q of order n from the
+// m reflectors in A's rows (xGELQF's).
+template <class T> void apply_lq(char op, lint m, lint n, lint nrhs, const T *a, lint lda, const T *tau, T *b, lint ldb) {
+  using F = void(const char *, const char *, const lint *, const lint *, const lint *, const T *, const lint *,
+                 const T *, T *, const lint *, T *, const lint *, lint *, std::size_t, std::size_t);
+  static F *const f = next::fn<F, T>(is_complex<T> ? "unmlq" : "ormlq");
+  const lint query = -1;
+  lint info = 0;
+  T w{};
+  f("L", &op, &n, &nrhs, &m, a, &lda, tau, b, &ldb, &w, &query, &info, 1, 1);
+  lint lw = std::max<lint>({1, nrhs, lint(std::real(w))});
+  std::vector<T> work(static_cast<std::size_t>(lw));
+  f("L", &op, &n, &nrhs, &m, a, &lda, tau, b, &ldb, work.data(), &lw, &info, 1, 1);
+}
+
+// LAPACK's xTRTRS('L', op, 'N') on the next LAPACK.
+template <class T> lint trtrs_lower(char op, lint n, lint nrhs, const T *a, lint lda, T *b, lint ldb) {
+  using F = void(const char *, const char *, const char *, const lint *, const lint *, const T *, const lint *, T *,
+                 const lint *, lint *, std::size_t, std::size_t, std::size_t);
+  static F *const f = next::fn<F, T>("trtrs");
+  lint info = 0;
+  f("L", &op, "N", &n, &nrhs, a, &lda, b, &ldb, &info, 1, 1, 1);
+  return info;
+}
+
+// The first r rows of A hold the LQ factorization (with tau), the rest the
+// input: apply the stored reflectors to the other rows from the right and
+// factor what remains right of column r (finish_geqrf, transposed).
+template <class T> void finish_gelqf(lint m, lint n, lint r, T *a, lint lda, T *tau) {
+  using Mlq = void(const char *, const char *, const lint *, const lint *, const lint *, const T *, const lint *,
+                   const T *, T *, const lint *, T *, const lint *, lint *, std::size_t, std::size_t);
+  using Lqf = void(const lint *, const lint *, T *, const lint *, T *, T *, const lint *, lint *);
+  static Mlq *const ormlq = next::fn<Mlq, T>(is_complex<T> ? "unmlq" : "ormlq");
+  static Lqf *const gelqf = next::fn<Lqf, T>("gelqf");
+  const lint k = std::min(m, n), kr = std::min(r, k), mr = m - r;
+  const lint query = -1;
+  lint info = 0;
+  if (mr <= 0) return;
+  T *c = a + r;
+  if (kr > 0) {
+    const char trans = is_complex<T> ? 'C' : 'T';
+    T w{};
+    ormlq("R", &trans, &mr, &n, &kr, a, &lda, tau, c, &lda, &w, &query, &info, 1, 1);
+    lint lw = std::max<lint>({1, mr, lint(std::real(w))});
+    std::vector<T> work(static_cast<std::size_t>(lw));
+    ormlq("R", &trans, &mr, &n, &kr, a, &lda, tau, c, &lda, work.data(), &lw, &info, 1, 1);
+  }
+  if (r < k) {
+    const lint nr = n - r;
+    T w{};
+    gelqf(&mr, &nr, c + std::size_t(r) * lda, &lda, tau + r, &w, &query, &info);
+    lint lw = std::max<lint>({1, mr, lint(std::real(w))});
+    std::vector<T> work(static_cast<std::size_t>(lw));
+    gelqf(&mr, &nr, c + std::size_t(r) * lda, &lda, tau + r, work.data(), &lw, &info);
+  }
+}
+
+// xGELS's SMLNUM and BIGNUM: safe minimum / precision, and its reciprocal.
+template <class T> Real<T> small_number() {
+  return std::numeric_limits<Real<T>>::min() / std::numeric_limits<Real<T>>::epsilon();
+}
+
+// The first r columns of A hold the factorization (with tau), the rest the
+// input: apply the stored reflectors to the rest and factor what remains
+// below row r (as geqrf.cpp does after a GPU failure).
+template <class T> void finish_geqrf(lint m, lint n, lint r, T *a, lint lda, T *tau) {
+  const lint k = std::min(m, n), kr = std::min(r, k), nc = n - r;
+  const lint query = -1;
+  lint info = 0;
+  if (nc <= 0) return;
+  T *c = a + std::size_t(r) * lda;
+  if (kr > 0) {
+    const char trans = is_complex<T> ? 'C' : 'T';
+    T w{};
+    next::ormqr("L", &trans, &m, &nc, &kr, a, &lda, tau, c, &lda, &w, &query, &info);
+    lint lw = std::max<lint>({1, nc, lint(std::real(w))});
+    std::vector<T> work(static_cast<std::size_t>(lw));
+    next::ormqr("L", &trans, &m, &nc, &kr, a, &lda, tau, c, &lda, work.data(), &lw, &info);
+  }
+  if (r < k) {
+    const lint mr = m - r;
+    T w{};
+    next::geqrf(&mr, &nc, c + r, &lda, tau + r, &w, &query, &info);
+    lint lw = std::max<lint>({1, nc, lint(std::real(w))});
+    std::vector<T> work(static_cast<std::size_t>(lw));
+    next::geqrf(&mr, &nc, c + r, &lda, tau + r, work.data(), &lw, &info);
+  }
+}
+
+// xGELS's steps after the factorization, on columns of B (as LAPACK 3.11
+// without its scaling). m >= n, trans 'N': B := Q**H B, then
+// B(1:n,:) := R**-1 B(1:n,:) unless R has a zero diagonal (returned);
+// trans 'T'/'C': B(1:n,:) := R**-H B(1:n,:) (B untouched if R has a zero
+// diagonal), B(n+1:m,:) := 0, B := Q B. m < n (LQ), trans 'N':
+// B(1:m,:) := L**-1 B(1:m,:) (B untouched if L has a zero diagonal),
+// B(m+1:n,:) := 0, B := Q**H B; trans 'T'/'C': B := Q B, then
+// B(1:m,:) := L**-H B(1:m,:) unless L has a zero diagonal.
+template <class T>
+lint solve_tail(bool trans, lint m, lint n, lint nrhs, const T *a, lint lda, const T *tau, T *b, lint ldb) {
+  if (nrhs <= 0) return 0;
+  const char ct = is_complex<T> ? 'C' : 'T';
+  if (m >= n && !trans) {
+    apply_q(ct, m, n, nrhs, a, lda, tau, b, ldb);
+    return trtrs_upper('N', n, nrhs, a, lda, b, ldb);
+  }
+  if (m < n && trans) {
+    apply_lq('N', m, n, nrhs, a, lda, tau, b, ldb);
+    return trtrs_lower(ct, m, nrhs, a, lda, b, ldb);
+  }
+  const lint q = std::min(m, n), p = std::max(m, n);
+  const lint info = m >= n ? trtrs_upper(ct, n, nrhs, a, lda, b, ldb) : trtrs_lower('N', m, nrhs, a, lda, b, ldb);
+  if (info > 0) return info;
+  for (lint j = 0; j < nrhs; ++j) std::fill(b + q + std::size_t(j) * ldb, b + p + std::size_t(j) * ldb, T(0));
+  if (m >= n)
+    apply_q('N', m, n, nrhs, a, lda, tau, b, ldb);
+  else
+    apply_lq(ct, m, n, nrhs, a, lda, tau, b, ldb);
+  return 0;
+}
+
+// WORK(1) on exit: the next LAPACK's optimal LWORK.
+template <class T>
+T optimal_gels_lwork(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *a, const lint *lda, T *b,
+                     const lint *ldb) {
+  const lint query = -1;
+  lint info = 0;
+  T w{};
+  next::gels(trans, m, n, nrhs, a, lda, b, ldb, &w, &query, &info);
+  return w;
+}
+
+// The GPU path (with the CPU finishing whatever the GPU could not); false:
+// nothing was changed and the CPU runs the call.
+template <class T>
+bool gels_gpu(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *work, lint *info,
+              Trace &trace) {
+  const bool lq = m < n;
+  const lint p = std::max(m, n), q = std::min(m, n);
+  const Real<T> smlnum = small_number<T>(), bignum = Real<T>(1) / smlnum;
+  const Real<T> bnrm = max_abs(trans ? n : m, nrhs, b, ldb);  // before B changes (LAPACK's BROW rows)
+  T *tau = work;                                               // WORK(1:mn), as LAPACK's xGELS
+  const char *path = "gpu";
+  const gpu::GelsResult g = lq ? gpu::gels_lq(trans, m, n, nrhs, a, lda, b, ldb, tau, &path)
+                               : gpu::gels(trans, m, n, nrhs, a, lda, b, ldb, tau, &path);
+  if (!g.factored) {
+    if (g.r.resume <= 0) {
+      trace.path("cpu", g.r.why);
+      return false;
+    }
+    trace.path("cpu-resumed", g.r.why);  // from the GPU's final columns (rows, LQ) of the factorization
+    if (lq)
+      finish_gelqf(m, n, g.r.resume, a, lda, tau);
+    else
+      finish_geqrf(m, n, g.r.resume, a, lda, tau);
+    *info = solve_tail(trans, m, n, nrhs, a, lda, tau, b, ldb);
+    return true;
+  }
+  const Real<T> anrm = Real<T>(g.anrm);
+  if (anrm == 0) {  // LAPACK: B(1:max(m,n),:) = 0, A as it came (all zero)
+    trace.path(g.r.ran ? path : "cpu-resumed", g.r.why);
+    for (lint j = 0; j < nrhs; ++j) std::fill(b + std::size_t(j) * ldb, b + std::size_t(j) * ldb + p, T(0));
+    *info = 0;
+    return true;
+  }
+  *info = g.r.info;
+  if (g.r.ran) {
+    trace.path(path);
+  } else {
+    trace.path("cpu-resumed", g.r.why);  // B's trailing columns on the CPU
+    const lint c = g.b_columns;
+    solve_tail(trans, m, n, nrhs - c, a, lda, tau, b + std::size_t(c) * ldb, ldb);
+  }
+  // xGELS's scaling, as it leaves A and B: the triangle (R, or L for m < n)
+  // of the scaled A; B scaled where LAPACK does not scale it back. Where Q
+  // is applied first (m >= n 'N', m < n 'T'/'C'), the rows past the
+  // solution (all of them when no solution was computed); where the solve
+  // comes first, rows 1..min(m,n) when no solution was computed.
+  if (anrm < smlnum || anrm > bignum) lascl(lq ? 'L' : 'U', anrm, anrm < smlnum ? smlnum : bignum, q, q, a, lda);
+  if (bnrm > 0 && (bnrm < smlnum || bnrm > bignum)) {
+    const Real<T> cto = bnrm < smlnum ? smlnum : bignum;
+    const lint r0 = *info > 0 ? 0 : q;
+    if (lq == trans)  // Q first
+      lascl('G', bnrm, cto, p - r0, nrhs, b + r0, ldb);
+    else if (*info > 0)
+      lascl('G', bnrm, cto, q, nrhs, b, ldb);
+  }
+  return true;
+}
+
+}  // namespace
 
 template <class T>
 void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *a, const lint *lda, T *b,
@@ -62,8 +320,17 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
   Trace trace(routine_name<T>("GELS"), flops::gels<T>(*m, *n, *nrhs));
   trace.args("trans=%c m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld lwork=%ld", *trans, long(*m), long(*n), long(*nrhs),
              long(*lda), long(*ldb), long(*lwork));
-  const Decision d = choose_path(mx);
-  trace.path("cpu", d.why);
+  // The hybrid geqrf's crossover, at the order of the square QR with the
+  // flops of this one.
+  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>);
+  if (d.path == Path::gpu) {
+    if (gels_gpu(!lsame(trans, 'N'), *m, *n, *nrhs, a, *lda, b, *ldb, work, info, trace)) {
+      work[0] = optimal_gels_lwork(trans, m, n, nrhs, a, lda, b, ldb);
+      return;
+    }
+  } else {
+    trace.path("cpu", d.why);
+  }
   next::gels(trans, m, n, nrhs, a, lda, b, ldb, work, lwork, info);
 }
 

@@ -42,3 +42,27 @@ template Result qrupd_addrows(lint, lint, lint, float *, lint, float *, lint);
 template Result qrupd_addrows(lint, lint, lint, double *, lint, double *, lint);
 }  // namespace gpu
 }  // namespace hqr
+
+// ---- Applying and forming Q (qr_apply.cu in a CUDA build) -------------------
+namespace hqr::gpu {
+template <class T> GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **) {
+  return {{false, 0, "built without CUDA", 0}, false, 0, 0};
+}
+template <class T> GelsResult gels_lq(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **) {
+  return {{false, 0, "built without CUDA", 0}, false, 0, 0};
+}
+template <class T> Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint) {
+  return {false, 0, "built without CUDA", 0};
+}
+template <class T> Result orgqr(lint, lint, lint, T *, lint, const T *) { return {false, 0, "built without CUDA", 0}; }
+#define HQR_INSTANTIATE(T)                                                                     \
+  template GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **);  \
+  template GelsResult gels_lq(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **); \
+  template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint); \
+  template Result orgqr(lint, lint, lint, T *, lint, const T *);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
+}  // namespace hqr::gpu

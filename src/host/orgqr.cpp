@@ -10,9 +10,19 @@
 // value there too (xGEQRF, xORMQR and xGELS have no such store).
 // n = 0: quick return with WORK(1) = 1. Otherwise A is overwritten by Q and
 // WORK(1) returns the optimal LWORK. info is 0 on every legal call.
+//
+// Large problems run on the GPU (src/cuda/qr_apply.cu) with their own
+// device workspace (any legal LWORK serves them). Q leaves the GPU right to
+// left; column j of Q needs only reflectors 1..j+1, so if the GPU stops
+// midway the columns not yet stored still hold what the CPU needs to form
+// them (xORGQR on the leading columns).
+#include <algorithm>
+
+#include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
 #include "next_lapack.hpp"
+#include "qr_dispatch.hpp"
 #include "trace.hpp"
 
 namespace hqr {
@@ -58,8 +68,25 @@ void orgqr(const lint *m, const lint *n, const lint *k, T *a, const lint *lda, c
 
   Trace trace(name, flops::orgqr<T>(*m, *n, *k));
   trace.args("m=%ld n=%ld k=%ld lda=%ld lwork=%ld", long(*m), long(*n), long(*k), long(*lda), long(*lwork));
-  const Decision d = choose_path(*m);
-  trace.path("cpu", d.why);
+  const double flops = flops::orgqr<T>(*m, *n, *k);
+  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_order_for_flops<T>(flops), qr_probe<T>);
+  if (d.path == Path::gpu) {
+    const gpu::Result r = gpu::orgqr(*m, *n, *k, a, *lda, tau);
+    if (r.ran || r.resume < *n) {
+      if (r.ran) {
+        trace.path("gpu-larfb");
+      } else {  // columns 0..resume-1 on the CPU, from their own reflectors
+        trace.path("cpu-resumed", r.why);
+        const lint rn = r.resume, rk = std::min(*k, rn);
+        if (rn > 0) next::orgqr(m, &rn, &rk, a, lda, tau, work, lwork, info);
+      }
+      work[0] = T(double(max1(*n)) * double(orgqr_block_size(name, m, n, k)));
+      return;
+    }
+    trace.path("cpu", r.why);
+  } else {
+    trace.path("cpu", d.why);
+  }
   next::orgqr(m, n, k, a, lda, tau, work, lwork, info);
 }
 

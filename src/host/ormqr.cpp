@@ -10,9 +10,17 @@
 // next LAPACK), nothing else is touched.
 // m = 0, n = 0 or k = 0: quick return with WORK(1) = 1. Otherwise WORK(1)
 // returns the optimal LWORK. info is 0 on every legal call. A is not modified.
+//
+// Large problems run on the GPU (src/cuda/qr_apply.cu), every side and
+// trans, with their own device workspace (any legal LWORK serves them); A is
+// only read there too. If the GPU stops while C is on its way back, the
+// columns (side 'L') or rows (side 'R') already stored are final and the CPU
+// applies Q to the others, which still hold the input.
+#include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
 #include "next_lapack.hpp"
+#include "qr_dispatch.hpp"
 #include "trace.hpp"
 
 namespace hqr {
@@ -59,8 +67,31 @@ void ormqr(const char *side, const char *trans, const lint *m, const lint *n, co
   Trace trace(name, flops::ormqr<T>(left, *m, *n, *k));
   trace.args("side=%c trans=%c m=%ld n=%ld k=%ld lda=%ld ldc=%ld lwork=%ld", *side, *trans, long(*m), long(*n),
              long(*k), long(*lda), long(*ldc), long(*lwork));
-  const Decision d = choose_path(*m > *n ? *m : *n);
-  trace.path("cpu", d.why);
+  const double flops = flops::ormqr<T>(left, *m, *n, *k);
+  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_order_for_flops<T>(flops), qr_probe<T>);
+  if (d.path == Path::gpu) {
+    const gpu::Result r = gpu::ormqr(left, !notran, *m, *n, *k, a, *lda, tau, c, *ldc);
+    if (r.ran || r.resume > 0) {
+      const lint done = r.ran ? 0 : r.resume;
+      if (r.ran) {
+        trace.path("gpu-larfb");
+      } else {  // the lines the GPU did not store, on the CPU
+        trace.path("cpu-resumed", r.why);
+        const lint rm = left ? *m : *m - done, rn = left ? *n - done : *n;
+        T *rc = c + (left ? std::size_t(done) * *ldc : std::size_t(done));
+        if (rm > 0 && rn > 0) next::ormqr(side, trans, &rm, &rn, k, a, lda, tau, rc, ldc, work, lwork, info);
+      }
+      const lint query = -1;
+      lint qinfo = 0;
+      T w{};
+      next::ormqr(side, trans, m, n, k, a, lda, tau, c, ldc, &w, &query, &qinfo);
+      work[0] = w;
+      return;
+    }
+    trace.path("cpu", r.why);
+  } else {
+    trace.path("cpu", d.why);
+  }
   next::ormqr(side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork, info);
 }
 

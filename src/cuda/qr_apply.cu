@@ -1,0 +1,605 @@
+// Applying and forming the Q of a QR factorization on the GPU, with the
+// caller's arrays in pageable host memory: xGELS (m >= n, trans 'N'),
+// xORMQR/xUNMQR and xORGQR/xUNGQR.
+//
+// Q = H(1) ... H(k) in blocks of nb reflectors: Q_p = I - V T V**H, V the
+// block's unit lower trapezoid (copied with its unit triangle written out,
+// so that plain gemms do the work and A is never changed), T built on the
+// device from V**H V and tau (herk + trsm, as the hybrid geqrf does). Each
+// block reflector is applied with cuBLAS level 3 (xLARFB): left,
+// C -= V op(T) (V**H C); right, C -= (C V) op(T) V**H.
+//
+// xGELS keeps the hybrid geqrf's factor on the device (geqrf_hybrid.cu,
+// keep mode: every panel's T, max |a_ij| measured on the way in), uploads B,
+// applies Q**H, solves with R and downloads B: A comes back from the
+// factorization as xGEQRF leaves it, B with no intermediate host round trip.
+//
+// xORMQR uploads C, then the reflectors block by block in the order they
+// are applied, each block's T built and applied while the host stages the
+// next; C leaves by columns (left: its columns are independent) or by rows
+// (right), so that a failure mid-download leaves whole lines final and the
+// CPU finishes the others. A is only read.
+//
+// xORGQR works in place as LAPACK's does: the reflector blocks arrive last
+// first; block p updates columns p*nb+kb.. of the growing Q, then turns its
+// own columns into Q's (E - V T V1**H, E = [0; I; 0]). Q leaves right to
+// left: Q's column j needs only reflectors 1..j+1, which stay in columns
+// 0..j of the caller's A until that column is stored, so that after a
+// failure the CPU forms the leading columns from what is still there.
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include "cuda/blas.cuh"
+#include "cuda/context.hpp"
+#include "cuda/gpu.hpp"
+#include "cuda/handoff.hpp"
+#include "cuda/qr_device.hpp"
+#include "cuda/qr_kernels.cuh"
+#include "host/config.hpp"
+#include "host/fault.hpp"
+
+namespace hqr::gpu {
+namespace {
+
+using fault::Point;
+
+std::size_t round_up(std::size_t b) { return (b + 255) / 256 * 256; }
+
+// The steps the three routines share, on the context's compute stream; any
+// failure (or an injected fault) makes every later step a no-op returning
+// false.
+template <class T> class QrSteps {
+ public:
+  explicit QrSteps(Context &c) : c_(c) {}
+  // Every stream drained, so that no queued step outlives the call (the next
+  // one may reallocate the buffers); errors here were reported already.
+  ~QrSteps() {
+    for (cudaStream_t st : {c_.compute_stream, c_.upload_stream, c_.download_stream}) (void)cudaStreamSynchronize(st);
+    if (ready_) cudaEventDestroy(ready_);
+    if (failed_) (void)cudaGetLastError();
+  }
+  bool failed() const { return failed_; }
+
+  template <class S> bool check(S status, Point p) {
+    if (failed_) return false;
+    if (!ok(status) || fault::hit(p)) failed_ = true;
+    return !failed_;
+  }
+  bool launched() { return check(cudaGetLastError(), Point::kernel); }
+  bool init() { return check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), Point::sync); }
+
+  // host (m-by-n, leading dimension ldh) -> device, through the upload
+  // slots, whole columns per slot; the compute stream waits for it.
+  bool put(const T *host, lint ldh, lint m, lint n, T *dev, lint ldd) {
+    if (m <= 0 || n <= 0) return true;
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(m) * sizeof(T))));
+    for (lint j = 0; j < n; j += per) {
+      const lint nc = std::min(per, n - j);
+      StagingSlot &s = c_.upload_slots[slot_++ % Context::kSlots];
+      if (!check(cudaEventSynchronize(s.dma_done), Point::sync)) return false;
+      copy_block(c_.upload_copies, sizeof(T), m, nc, host + std::size_t(j) * ldh, ldh, s.host, m);
+      if (!check(cudaMemcpy2DAsync(dev + std::size_t(j) * ldd, ldd * sizeof(T), s.host, m * sizeof(T), m * sizeof(T),
+                                   nc, cudaMemcpyHostToDevice, c_.upload_stream),
+                 Point::copy) ||
+          !check(cudaEventRecord(s.dma_done, c_.upload_stream), Point::copy))
+        return false;
+    }
+    return check(cudaEventRecord(ready_, c_.upload_stream), Point::copy) &&
+           check(cudaStreamWaitEvent(c_.compute_stream, ready_, 0), Point::sync);
+  }
+
+  // device -> host (m-by-n) once the compute stream is done, in pieces of
+  // whole columns (by_rows: whole rows), taken left to right (reverse: right
+  // to left, or bottom to top). Returns how many lines (columns or rows)
+  // were stored, counted from where it started: a leading (reverse:
+  // trailing) set of them, the rest untouched.
+  lint get(const T *dev, lint ldd, lint m, lint n, T *host, lint ldh, bool by_rows, bool reverse) {
+    const lint lines = by_rows ? m : n, length = by_rows ? n : m;
+    if (lines <= 0 || length <= 0) return lines;
+    if (!check(cudaEventRecord(ready_, c_.compute_stream), Point::kernel) ||
+        !check(cudaStreamWaitEvent(c_.download_stream, ready_, 0), Point::sync))
+      return 0;
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(length) * sizeof(T))));
+    struct Pending {
+      lint l0, nl;
+      StagingSlot *s;
+    };
+    std::deque<Pending> pending;
+    lint stored = 0;
+    bool storing = true;
+    auto at = [&](lint l0, lint ld) { return by_rows ? std::size_t(l0) : std::size_t(l0) * ld; };
+    auto drain_one = [&] {
+      const Pending p = pending.front();
+      pending.pop_front();
+      storing = storing && check(cudaEventSynchronize(p.s->dma_done), Point::sync);
+      if (!storing) return;
+      const lint rows = by_rows ? p.nl : m, cols = by_rows ? n : p.nl;
+      copy_block(c_.download_copies, sizeof(T), rows, cols, p.s->host, rows, host + at(p.l0, ldh), ldh);
+      stored += p.nl;
+    };
+    for (lint i = 0; i < lines && !failed_; i += per) {
+      const lint nl = std::min(per, lines - i), l0 = reverse ? lines - i - nl : i;
+      if (pending.size() == std::size_t(Context::kSlots)) drain_one();
+      StagingSlot &s = c_.download_slots[slot_++ % Context::kSlots];
+      const lint rows = by_rows ? nl : m, cols = by_rows ? n : nl;
+      if (!check(cudaMemcpy2DAsync(s.host, rows * sizeof(T), dev + at(l0, ldd), ldd * sizeof(T), rows * sizeof(T),
+                                   cols, cudaMemcpyDeviceToHost, c_.download_stream),
+                 Point::copy) ||
+          !check(cudaEventRecord(s.dma_done, c_.download_stream), Point::copy))
+        break;
+      pending.push_back({l0, nl, &s});
+    }
+    while (!pending.empty()) drain_one();
+    return stored;
+  }
+
+  // f (n-by-m, leading dimension ldf) := host**H (host m-by-n, ldh), by
+  // pieces of whole columns of host through the upload slots and their
+  // device twins (staging: 2*kSlots pieces of kSlotBytes, the first kSlots
+  // for uploads), max |a_ij| into *amax on the way; the compute stream
+  // waits for it.
+  bool put_conj_transposed(const T *host, lint ldh, lint m, lint n, T *f, lint ldf, char *staging,
+                           unsigned long long *amax) {
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(m) * sizeof(T))));
+    if (!check(cudaMemsetAsync(amax, 0, sizeof *amax, c_.upload_stream), Point::copy)) return false;
+    for (lint j = 0; j < n; j += per) {
+      const lint nc = std::min(per, n - j);
+      const int i = slot_++ % Context::kSlots;
+      StagingSlot &s = c_.upload_slots[i];
+      T *d = reinterpret_cast<T *>(staging + std::size_t(i) * Context::kSlotBytes);
+      if (!check(cudaEventSynchronize(s.dma_done), Point::sync)) return false;
+      copy_block(c_.upload_copies, sizeof(T), m, nc, host + std::size_t(j) * ldh, ldh, s.host, m);
+      if (!check(cudaMemcpyAsync(d, s.host, sizeof(T) * std::size_t(m) * nc, cudaMemcpyHostToDevice,
+                                 c_.upload_stream),
+                 Point::copy) ||
+          !check(cudaEventRecord(s.dma_done, c_.upload_stream), Point::copy))
+        return false;
+      max_abs<<<grid_for(int64_t(m) * nc, 256, 1024), 256, 0, c_.upload_stream>>>(m, nc, dv(d), m, amax);
+      if (!launched() || !check(blas::geam(c_.upload_blas, blas::op_c<T>(), nc, m, d, m, f + j, ldf), Point::kernel))
+        return false;
+    }
+    return check(cudaEventRecord(ready_, c_.upload_stream), Point::copy) &&
+           check(cudaStreamWaitEvent(c_.compute_stream, ready_, 0), Point::sync);
+  }
+
+  // host (m-by-n, ldh) := f**H (f n-by-m, ldf) once the compute stream is
+  // done, by pieces of whole rows of host, top to bottom, through the
+  // download slots and their device twins (the second kSlots pieces of
+  // staging). Returns how many leading rows were stored; the others are
+  // untouched.
+  lint get_conj_transposed(const T *f, lint ldf, lint m, lint n, T *host, lint ldh, char *staging) {
+    if (!check(cudaEventRecord(ready_, c_.compute_stream), Point::kernel) ||
+        !check(cudaStreamWaitEvent(c_.download_stream, ready_, 0), Point::sync))
+      return 0;
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(n) * sizeof(T))));
+    struct Pending {
+      lint r0, nr;
+      StagingSlot *s;
+    };
+    std::deque<Pending> pending;
+    lint stored = 0;
+    bool storing = true;
+    auto drain_one = [&] {
+      const Pending p = pending.front();
+      pending.pop_front();
+      storing = storing && check(cudaEventSynchronize(p.s->dma_done), Point::sync);
+      if (!storing) return;
+      copy_block(c_.download_copies, sizeof(T), p.nr, n, p.s->host, p.nr, host + p.r0, ldh);
+      stored += p.nr;
+    };
+    for (lint r0 = 0; r0 < m && !failed_; r0 += per) {
+      const lint nr = std::min(per, m - r0);
+      if (pending.size() == std::size_t(Context::kSlots)) drain_one();
+      const int i = slot_++ % Context::kSlots;
+      StagingSlot &s = c_.download_slots[i];
+      T *d = reinterpret_cast<T *>(staging + std::size_t(Context::kSlots + i) * Context::kSlotBytes);
+      if (!check(blas::geam(c_.download_blas, blas::op_c<T>(), nr, n, f + std::size_t(r0) * ldf, ldf, d, nr),
+                 Point::kernel) ||
+          !check(cudaMemcpyAsync(s.host, d, sizeof(T) * std::size_t(nr) * n, cudaMemcpyDeviceToHost,
+                                 c_.download_stream),
+                 Point::copy) ||
+          !check(cudaEventRecord(s.dma_done, c_.download_stream), Point::copy))
+        break;
+      pending.push_back({r0, nr, &s});
+    }
+    while (!pending.empty()) drain_one();
+    return stored;
+  }
+
+  // V (mk-by-kb, unit lower trapezoid of a) into v, and T (kb-by-kb,
+  // leading dimension ldt) from V and tau; g is kb-by-kb scratch (ldt).
+  bool form_v_t(lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const T *tau, T *t, lint ldt, T *g) {
+    using R = typename Prec<T>::real;
+    unit_lower_copy<<<grid_for(int64_t(mk) * kb), 256, 0, c_.compute_stream>>>(mk, kb, dv(a), lda, dv(v), ldv);
+    if (!launched() || !check(blas::herk(c_.blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kb, mk, R(1), v, ldv, R(0),
+                                         g, ldt),
+                              Point::kernel))
+      return false;
+    t_inverse_setup<<<grid_for(int64_t(kb) * kb, 256, 1024), 256, 0, c_.compute_stream>>>(int(kb), dv(g), int(ldt),
+                                                                                          dv(tau), dv(t), int(ldt));
+    if (!launched() || !check(blas::trsm(c_.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                         CUBLAS_DIAG_NON_UNIT, kb, kb, T(1), g, ldt, t, ldt),
+                              Point::kernel))
+      return false;
+    fix_zero_tau<<<grid_for(kb), 256, 0, c_.compute_stream>>>(int(kb), dv(tau), dv(t), int(ldt));
+    return launched();
+  }
+
+  // Left: C (mk-by-nc) := (I - V op(T) V**H) C, W kb-by-nc (ldw >= kb).
+  // Right: C (mc-by-mk) := C (I - V op(T) V**H), W mc-by-kb (ldw >= mc).
+  // op(T) = T**H for `conj`, T otherwise.
+  bool larfb(bool left, bool conj, lint rows, lint cols, lint kb, const T *v, lint ldv, const T *t, lint ldt, T *c,
+             lint ldc, T *w, lint ldw) {
+    const cublasOperation_t opt = conj ? blas::op_c<T>() : CUBLAS_OP_N;
+    if (rows == 0 || cols == 0 || kb == 0) return true;
+    if (left)
+      return check(blas::gemm(c_.blas, blas::op_c<T>(), CUBLAS_OP_N, kb, cols, rows, T(1), v, ldv, c, ldc, T(0), w,
+                              ldw),
+                   Point::kernel) &&
+             check(blas::trmm(c_.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, opt, CUBLAS_DIAG_NON_UNIT, kb, cols,
+                              T(1), t, ldt, w, ldw, w, ldw),
+                   Point::kernel) &&
+             check(blas::gemm(c_.blas, CUBLAS_OP_N, CUBLAS_OP_N, rows, cols, kb, T(-1), v, ldv, w, ldw, T(1), c, ldc),
+                   Point::kernel);
+    return check(blas::gemm(c_.blas, CUBLAS_OP_N, CUBLAS_OP_N, rows, kb, cols, T(1), c, ldc, v, ldv, T(0), w, ldw),
+                 Point::kernel) &&
+           check(blas::trmm(c_.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, opt, CUBLAS_DIAG_NON_UNIT, rows, kb,
+                            T(1), t, ldt, w, ldw, w, ldw),
+                 Point::kernel) &&
+           check(blas::gemm(c_.blas, CUBLAS_OP_N, blas::op_c<T>(), rows, cols, kb, T(-1), w, ldw, v, ldv, T(1), c, ldc),
+                 Point::kernel);
+  }
+
+  bool finish() { return check(cudaStreamSynchronize(c_.compute_stream), Point::sync); }
+
+  Context &c_;
+
+ private:
+  bool failed_ = false;
+  int slot_ = 0;
+  cudaEvent_t ready_ = nullptr;
+};
+
+// Carves one reservation into 256-byte aligned pieces.
+struct Carve {
+  char *base;
+  std::size_t off = 0;
+  template <class T> T *take(std::size_t count) {
+    T *p = reinterpret_cast<T *>(base + off);
+    off += round_up(count * sizeof(T));
+    return p;
+  }
+};
+
+// The block size for applying and forming Q: HQR_NB, else 256 (the hybrid
+// geqrf's for the sizes where the GPU serves these routines).
+lint apply_block(lint k) {
+  const int nb = config::nb();
+  return std::max<lint>(1, std::min<lint>(nb > 0 ? nb : 256, std::max<lint>(k, 1)));
+}
+
+template <class T> std::size_t t_bytes(lint nb) { return round_up(sizeof(T) * std::size_t(nb) * nb); }
+
+}  // namespace
+
+// ---- xGELS ------------------------------------------------------------------
+
+// B's part of xGELS on the device, after F = QR (p-by-q, p >= q, leading
+// dimension ldf, T of block j at t + j*nb*nb): !solve_first: B := Q**H B,
+// then B(1:q,:) := R**-1 B(1:q,:) unless info > 0; solve_first: unless
+// info > 0 (B then untouched), B(1:q,:) := R**-H B(1:q,:), B(q+1:p,:) := 0,
+// B := Q B. dB is ldf by nrhs, dV ldf by nb, dW nb by nrhs (leading
+// dimension ldw). Returns the leading columns of B stored (all when B is
+// left untouched).
+template <class T>
+lint gels_rhs(QrSteps<T> &s, bool solve_first, lint p, lint q, const T *f, lint ldf, const T *t, lint nb, lint info,
+              T *dB, T *dV, T *dW, lint ldw, lint nrhs, T *b, lint ldb) {
+  Context &c = s.c_;
+  const lint npanels = (q + nb - 1) / nb;
+  auto v_of = [&](lint j) {  // block j's V into dV
+    const lint k0 = j * nb, kb = std::min(nb, q - k0);
+    unit_lower_copy<<<grid_for(int64_t(p - k0) * kb), 256, 0, c.compute_stream>>>(
+        p - k0, kb, dv(f + k0 + std::size_t(k0) * ldf), ldf, dv(dV), ldf);
+    return s.launched();
+  };
+  auto block = [&](lint j, bool conj) {
+    const lint k0 = j * nb, kb = std::min(nb, q - k0);
+    return v_of(j) && s.larfb(true, conj, p - k0, nrhs, kb, dV, ldf, t + std::size_t(j) * nb * nb, nb, dB + k0, ldf,
+                              dW, ldw);
+  };
+  bool fine = true;
+  if (!solve_first) {
+    fine = s.put(b, ldb, p, nrhs, dB, ldf);
+    for (lint j = 0; j < npanels && fine; ++j) fine = block(j, true);
+    if (fine && info == 0)
+      fine = s.check(blas::trsm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, q,
+                                nrhs, T(1), f, ldf, dB, ldf),
+                     Point::kernel);
+  } else {
+    if (info > 0) return nrhs;  // xTRTRS returns first: B as it came
+    fine = s.put(b, ldb, q, nrhs, dB, ldf) &&
+           s.check(blas::trsm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT,
+                              q, nrhs, T(1), f, ldf, dB, ldf),
+                   Point::kernel) &&
+           (p == q || s.check(cudaMemset2DAsync(dB + q, ldf * sizeof(T), 0, (p - q) * sizeof(T), nrhs,
+                                                c.compute_stream),
+                              Point::kernel));
+    for (lint j = npanels - 1; j >= 0 && fine; --j) fine = block(j, false);
+  }
+  return fine ? s.get(dB, ldf, p, nrhs, b, ldb, false, false) : 0;
+}
+
+
+template <class T>
+GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path) {
+  GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
+  Context *c = context();
+  if (!c) {
+    out.r.why = context_error();
+    return out;
+  }
+  std::lock_guard<std::mutex> g(c->lock);
+  if (!ok(cudaSetDevice(c->device))) {
+    out.r.why = "cudaSetDevice failed";
+    return out;
+  }
+  if (std::size_t(m) * sizeof(T) > Context::kSlotBytes) {
+    out.r.why = "matrix column larger than staging";
+    return out;
+  }
+  // B (ldda by nrhs), V (ldda by nb) and W (nb by nrhs), set aside in the
+  // factorization's workspace.
+  const lint ldda = (m + 31) / 32 * 32, nbmax = std::min<lint>(1024, n);
+  const std::size_t extra = round_up(sizeof(T) * std::size_t(ldda) * nrhs) +
+                            round_up(sizeof(T) * std::size_t(ldda) * nbmax) +
+                            round_up(sizeof(T) * std::size_t(nbmax) * nrhs);
+  DeviceQR<T> f;
+  const Result r = geqrf_on_device(*c, m, n, a, lda, tau, extra, &f, path);
+  if (!r.ran) {
+    out.r = r;
+    return out;
+  }
+  out.factored = true;
+  if (path) *path = std::strcmp(*path, "gpu-hybrid (cpu panels)") == 0 ? "gpu-hybrid geqrf (cpu panels) + gpu apply"
+                                                                      : "gpu-hybrid geqrf (gpu panels) + gpu apply";
+  // xTRTRS's check: the first exactly zero diagonal element of R.
+  lint info = 0;
+  for (lint i = 0; i < n && info == 0; ++i)
+    if (a[i + std::size_t(i) * lda] == T(0)) info = i + 1;
+  out.r.info = info;
+  out.anrm = std::numeric_limits<double>::quiet_NaN();  // unknown: the caller does not scale
+  QrSteps<T> s(*c);
+  unsigned long long bits = 0;
+  if (!s.init() || !s.check(cudaMemcpy(&bits, f.amax, sizeof bits, cudaMemcpyDeviceToHost), Point::copy)) {
+    out.r.why = "CUDA error";
+    return out;
+  }
+  std::memcpy(&out.anrm, &bits, sizeof bits);
+  if (out.anrm == 0) {  // A = 0: xGELS sets B to zero without a factorization (the caller does)
+    out.r.ran = true;
+    return out;
+  }
+  Carve w{static_cast<char *>(f.extra)};
+  T *dB = w.take<T>(std::size_t(ldda) * nrhs), *dV = w.take<T>(std::size_t(ldda) * nbmax);
+  T *dW = w.take<T>(std::size_t(nbmax) * nrhs);
+  out.b_columns = gels_rhs(s, trans, m, n, f.a, f.ldda, f.t, f.nb, info, dB, dV, dW, nbmax, nrhs, b, ldb);
+  if (!s.failed()) s.finish();
+  out.r.ran = !s.failed() && out.b_columns == nrhs;
+  if (!out.r.ran) out.r.why = "CUDA error";
+  return out;
+}
+
+// ---- xGELS with m < n: the QR of A**H on the device ---------------------------
+
+template <class T>
+GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path) {
+  GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
+  Context *c = context();
+  if (!c) {
+    out.r.why = context_error();
+    return out;
+  }
+  std::lock_guard<std::mutex> g(c->lock);
+  if (!ok(cudaSetDevice(c->device))) {
+    out.r.why = "cudaSetDevice failed";
+    return out;
+  }
+  if (std::size_t(n) * sizeof(T) > Context::kSlotBytes) {
+    out.r.why = "matrix row larger than staging";
+    return out;
+  }
+  if (path) *path = "gpu-lq (geqrf of A**H) + gpu apply";
+  // F = A**H (n by m, leading dimension ldf) on the device; every block's T.
+  const lint ldf = (n + 31) / 32 * 32, nb = apply_block(m), npanels = (m + nb - 1) / nb;
+  const cudaDataType t = blas::data_type<T>();
+  cusolverDnParams_t params = nullptr;
+  std::size_t dbytes = 0, hbytes = 0;
+  struct Params {  // destroyed on every exit
+    cusolverDnParams_t &p;
+    ~Params() {
+      if (p) cusolverDnDestroyParams(p);
+    }
+  } params_guard{params};
+  out.r.why = "GPU out of memory";
+  if (fault::hit(Point::alloc) || !c->matrix.reserve(round_up(sizeof(T) * std::size_t(ldf) * m)) ||
+      !c->device_staging.reserve(2 * Context::kSlots * Context::kSlotBytes) ||
+      !ok(cusolverDnCreateParams(&params)))
+    return out;
+  T *dF = static_cast<T *>(c->matrix.get());
+  if (!ok(cusolverDnXgeqrf_bufferSize(c->solver, params, n, std::min(nb, m), t, dF, ldf, t, dF, t, &dbytes, &hbytes)))
+    return out;
+  const std::size_t tb = t_bytes<T>(nb);
+  if (!c->workspace.reserve(tb * npanels + round_up(sizeof(T) * std::size_t(ldf) * nb) +
+                            round_up(sizeof(T) * std::size_t(nb) * std::max(m, nrhs)) + tb + round_up(sizeof(T) * m) +
+                            round_up(sizeof(T) * std::size_t(ldf) * nrhs) + 256 + round_up(dbytes) + 256))
+    return out;
+  out.r.why = nullptr;
+  Carve w{static_cast<char *>(c->workspace.get())};
+  T *dTs = w.take<T>(std::size_t(nb) * nb * npanels), *dV = w.take<T>(std::size_t(ldf) * nb);
+  T *dW = w.take<T>(std::size_t(nb) * std::max(m, nrhs)), *dG = w.take<T>(std::size_t(nb) * nb);
+  T *dtau = w.take<T>(m), *dB = w.take<T>(std::size_t(ldf) * nrhs);
+  auto *amax = w.take<unsigned long long>(1);
+  void *dwork = w.take<char>(dbytes);
+  int *dinfo = w.take<int>(1);
+  std::vector<char> hwork(hbytes);
+  char *staging = static_cast<char *>(c->device_staging.get());
+  auto at = [&](lint i, lint j) { return dF + i + std::size_t(j) * ldf; };
+
+  QrSteps<T> s(*c);
+  bool fine = s.init() && s.put_conj_transposed(a, lda, m, n, dF, ldf, staging, amax);
+  for (lint j = 0; j < npanels && fine; ++j) {
+    const lint k0 = j * nb, kb = std::min(nb, m - k0), rows = n - k0;
+    T *tj = dTs + std::size_t(j) * nb * nb;
+    fine = s.check(cusolverDnXgeqrf(c->solver, params, rows, kb, t, at(k0, k0), ldf, t, dtau + k0, t, dwork, dbytes,
+                                    hwork.empty() ? nullptr : hwork.data(), hbytes, dinfo),
+                   Point::kernel) &&
+           s.form_v_t(rows, kb, at(k0, k0), ldf, dV, ldf, dtau + k0, tj, nb, dG) &&
+           s.larfb(true, true, rows, m - k0 - kb, kb, dV, ldf, tj, nb, at(k0, k0 + kb), ldf, dW, nb);
+  }
+  // tau first, then A's rows top to bottom: after a failure the leading
+  // rows stored are final (with their tau) and the others hold the input.
+  fine = fine && s.finish() &&
+         s.check(cudaMemcpy(tau, dtau, sizeof(T) * m, cudaMemcpyDeviceToHost), Point::copy);
+  const lint rows_stored = fine ? s.get_conj_transposed(dF, ldf, m, n, a, lda, staging) : 0;
+  if (s.failed() || rows_stored != m) {
+    out.r = {false, 0, "CUDA error", rows_stored};
+    return out;
+  }
+  out.factored = true;
+  // xTRTRS's check on L = R**H: the first exactly zero diagonal element.
+  lint info = 0;
+  for (lint i = 0; i < m && info == 0; ++i)
+    if (a[i + std::size_t(i) * lda] == T(0)) info = i + 1;
+  out.r.info = info;
+  out.anrm = std::numeric_limits<double>::quiet_NaN();
+  unsigned long long bits = 0;
+  if (!s.check(cudaMemcpy(&bits, amax, sizeof bits, cudaMemcpyDeviceToHost), Point::copy)) {
+    out.r.why = "CUDA error";
+    return out;
+  }
+  std::memcpy(&out.anrm, &bits, sizeof bits);
+  if (out.anrm == 0) {
+    out.r.ran = true;
+    return out;
+  }
+  // trans 'N' (minimum norm, A X = B): B(1:m) := L**-1 B(1:m), B(m+1:n) := 0,
+  // B := Q**H B, i.e. with F = A**H = Q_F R: solve with R**H, then apply Q_F.
+  // trans 'T'/'C' (least squares, A**H X = B): B := Q_F**H B, then R.
+  out.b_columns = gels_rhs(s, !trans, n, m, dF, ldf, dTs, nb, info, dB, dV, dW, nb, nrhs, b, ldb);
+  if (!s.failed()) s.finish();
+  out.r.ran = !s.failed() && out.b_columns == nrhs;
+  if (!out.r.ran) out.r.why = "CUDA error";
+  return out;
+}
+
+// ---- xORMQR / xUNMQR --------------------------------------------------------
+
+template <class T>
+Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc) {
+  Context *ctx = context();
+  if (!ctx) return {false, 0, context_error(), 0};
+  std::lock_guard<std::mutex> g(ctx->lock);
+  if (!ok(cudaSetDevice(ctx->device))) return {false, 0, "cudaSetDevice failed", 0};
+  const lint nq = left ? m : n, nb = apply_block(k), npanels = (k + nb - 1) / nb;
+  // Pieces: C by columns (left) or rows (right), reflectors by columns.
+  if (std::size_t(std::max(m, n)) * sizeof(T) > Context::kSlotBytes)
+    return {false, 0, "matrix line larger than staging", 0};
+  const lint lddq = (nq + 31) / 32 * 32, lddc = (m + 31) / 32 * 32;
+  if (fault::hit(Point::alloc) ||
+      !ctx->matrix.reserve(round_up(sizeof(T) * std::size_t(lddq) * k) + round_up(sizeof(T) * std::size_t(lddc) * n)))
+    return {false, 0, "GPU out of memory", 0};
+  const lint wrows = left ? nb : m, wcols = left ? n : nb;  // W of larfb
+  if (!ctx->workspace.reserve(round_up(sizeof(T) * std::size_t(lddq) * nb) + 2 * t_bytes<T>(nb) +
+                              round_up(sizeof(T) * std::size_t(wrows) * wcols) + round_up(sizeof(T) * k)))
+    return {false, 0, "GPU out of memory", 0};
+  Carve mem{static_cast<char *>(ctx->matrix.get())}, work{static_cast<char *>(ctx->workspace.get())};
+  T *dQ = mem.take<T>(std::size_t(lddq) * k), *dC = mem.take<T>(std::size_t(lddc) * n);
+  T *dV = work.take<T>(std::size_t(lddq) * nb), *dT = work.take<T>(std::size_t(nb) * nb);
+  T *dG = work.take<T>(std::size_t(nb) * nb), *dW = work.take<T>(std::size_t(wrows) * wcols);
+  T *dtau = work.take<T>(k);
+
+  QrSteps<T> s(*ctx);
+  bool fine = s.init() && s.put(c, ldc, m, n, dC, lddc) && s.put(tau, 1, 1, k, dtau, 1);
+  // Q = H(1)...H(k): Q C and C Q**H take the blocks last first.
+  const bool backward = left != trans;
+  for (lint i = 0; i < npanels && fine; ++i) {
+    const lint p = backward ? npanels - 1 - i : i, k0 = p * nb, kb = std::min(nb, k - k0), mk = nq - k0;
+    T *q = dQ + k0 + std::size_t(k0) * lddq;
+    fine = s.put(a + k0 + std::size_t(k0) * lda, lda, mk, kb, q, lddq) &&
+           s.form_v_t(mk, kb, q, lddq, dV, lddq, dtau + k0, dT, nb, dG) &&
+           (left ? s.larfb(true, trans, mk, n, kb, dV, lddq, dT, nb, dC + k0, lddc, dW, wrows)
+                 : s.larfb(false, trans, m, mk, kb, dV, lddq, dT, nb, dC + std::size_t(k0) * lddc, lddc, dW, wrows));
+  }
+  const lint lines = left ? n : m;
+  const lint stored = fine ? s.get(dC, lddc, m, n, c, ldc, !left, false) : 0;
+  if (!s.failed()) s.finish();
+  if (s.failed() || stored != lines) return {false, 0, "CUDA error", stored};
+  return {true, 0, nullptr, 0};
+}
+
+// ---- xORGQR / xUNGQR --------------------------------------------------------
+
+template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T *tau) {
+  Context *ctx = context();
+  if (!ctx) return {false, 0, context_error(), n};
+  std::lock_guard<std::mutex> g(ctx->lock);
+  if (!ok(cudaSetDevice(ctx->device))) return {false, 0, "cudaSetDevice failed", n};
+  if (std::size_t(m) * sizeof(T) > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", n};
+  const lint nb = apply_block(k), npanels = (k + nb - 1) / nb, ldd = (m + 31) / 32 * 32;
+  if (fault::hit(Point::alloc) || !ctx->matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * n)))
+    return {false, 0, "GPU out of memory", n};
+  if (!ctx->workspace.reserve(round_up(sizeof(T) * std::size_t(ldd) * nb) + 3 * t_bytes<T>(nb) +
+                              round_up(sizeof(T) * std::size_t(nb) * n) + round_up(sizeof(T) * std::max<lint>(k, 1))))
+    return {false, 0, "GPU out of memory", n};
+  Carve work{static_cast<char *>(ctx->workspace.get())};
+  T *dA = static_cast<T *>(ctx->matrix.get());
+  T *dV = work.take<T>(std::size_t(ldd) * nb), *dT = work.take<T>(std::size_t(nb) * nb);
+  T *dG = work.take<T>(std::size_t(nb) * nb), *dE = work.take<T>(std::size_t(nb) * nb);
+  T *dW = work.take<T>(std::size_t(nb) * n), *dtau = work.take<T>(std::max<lint>(k, 1));
+  auto at = [&](lint i, lint j) { return dA + i + std::size_t(j) * ldd; };
+
+  QrSteps<T> s(*ctx);
+  bool fine = s.init() && s.put(tau, 1, 1, k, dtau, 1);
+  if (fine && k < n) {  // columns k..n-1 start as those of the identity
+    set_identity<<<grid_for(int64_t(m) * (n - k)), 256, 0, ctx->compute_stream>>>(m, n - k, k, dv(at(0, k)), ldd);
+    fine = s.launched();
+  }
+  for (lint p = npanels - 1; p >= 0 && fine; --p) {
+    const lint k0 = p * nb, kb = std::min(nb, k - k0), mk = m - k0, c0 = k0 + kb;
+    fine = s.put(a + k0 + std::size_t(k0) * lda, lda, mk, kb, at(k0, k0), ldd) &&
+           s.form_v_t(mk, kb, at(k0, k0), ldd, dV, ldd, dtau + k0, dT, nb, dG) &&
+           s.larfb(true, false, mk, n - c0, kb, dV, ldd, dT, nb, at(k0, c0), ldd, dW, nb) &&
+           // the block's own columns: E - V (T V1**H), then zeros above
+           s.check(blas::gemm(ctx->blas, CUBLAS_OP_N, blas::op_c<T>(), kb, kb, kb, T(1), dT, nb, dV, ldd, T(0), dE, nb),
+                   Point::kernel) &&
+           s.check(blas::gemm(ctx->blas, CUBLAS_OP_N, CUBLAS_OP_N, mk, kb, kb, T(-1), dV, ldd, dE, nb, T(0),
+                              at(k0, k0), ldd),
+                   Point::kernel);
+    if (!fine) break;
+    add_identity<<<grid_for(kb), 256, 0, ctx->compute_stream>>>(kb, dv(at(k0, k0)), ldd);
+    fine = s.launched() && (k0 == 0 || s.check(cudaMemset2DAsync(at(0, k0), ldd * sizeof(T), 0, k0 * sizeof(T), kb,
+                                                                 ctx->compute_stream),
+                                               Point::kernel));
+  }
+  const lint stored = fine ? s.get(dA, ldd, m, n, a, lda, false, true) : 0;
+  if (!s.failed()) s.finish();
+  if (s.failed() || stored != n) return {false, 0, "CUDA error", n - stored};
+  return {true, 0, nullptr, 0};
+}
+
+#define HQR_INSTANTIATE(T)                                                                     \
+  template GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **);  \
+  template GelsResult gels_lq(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **); \
+  template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint); \
+  template Result orgqr(lint, lint, lint, T *, lint, const T *);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
+
+}  // namespace hqr::gpu

@@ -1,0 +1,31 @@
+// A QR factorization that the hybrid geqrf leaves on the device for a
+// routine that goes on using it (xGELS applies its Q**H to B there and
+// solves with its R). Valid while the caller holds the context's lock, until
+// the next reservation of the context's buffers.
+#pragma once
+
+#include <cstddef>
+
+#include "cuda/context.hpp"
+#include "cuda/gpu.hpp"
+
+namespace hqr::gpu {
+
+template <class T> struct DeviceQR {
+  T *a = nullptr;  // ldda by n: R and the reflectors, as in the caller's A
+  lint ldda = 0;
+  T *tau = nullptr;  // min(m,n)
+  T *t = nullptr;    // panel p's T (xLARFT, forward, columnwise) at t + p*nb*nb, leading dimension nb
+  lint nb = 0;
+  void *extra = nullptr;              // the caller's extra bytes of workspace
+  unsigned long long *amax = nullptr;  // max |a_ij| of the input as the bits of a double (xLANGE 'M')
+};
+
+// geqrf_hybrid.cu: the hybrid geqrf, A and tau stored in the caller's arrays
+// exactly as gpu::geqrf stores them, the factor left on the device in *out
+// when `ran`. The caller holds c.lock and has made c's device current.
+template <class T>
+Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::size_t extra_bytes, DeviceQR<T> *out,
+                       const char **path);
+
+}  // namespace hqr::gpu

@@ -1,0 +1,125 @@
+// Device kernels that the QR paths share (geqrf_hybrid.cu, qr_apply.cu):
+// the unit-triangle copy of a panel's reflectors, the setup of the larft T
+// from V**H V, the identity where a reflector's tau is zero, max |a_ij|
+// (LAPACK's xLANGE 'M') and identity blocks. In an unnamed namespace: each
+// translation unit gets its own copy, as the kernels are small.
+#pragma once
+
+#include <cuComplex.h>
+#include <cuda_runtime.h>
+
+#include <complex>
+#include <cstdint>
+
+namespace hqr::gpu {
+namespace {
+
+// The device spelling of an element type, for hqr's own kernels.
+template <class T> struct Dev { using type = T; };
+template <> struct Dev<std::complex<float>> { using type = cuFloatComplex; };
+template <> struct Dev<std::complex<double>> { using type = cuDoubleComplex; };
+template <class T> typename Dev<T>::type *dv(T *p) { return reinterpret_cast<typename Dev<T>::type *>(p); }
+template <class T> const typename Dev<T>::type *dv(const T *p) {
+  return reinterpret_cast<const typename Dev<T>::type *>(p);
+}
+
+__device__ inline float dev_one(float) { return 1.f; }
+__device__ inline double dev_one(double) { return 1.; }
+__device__ inline cuFloatComplex dev_one(cuFloatComplex) { return make_cuFloatComplex(1.f, 0.f); }
+__device__ inline cuDoubleComplex dev_one(cuDoubleComplex) { return make_cuDoubleComplex(1., 0.); }
+__device__ inline float dev_zero(float) { return 0.f; }
+__device__ inline double dev_zero(double) { return 0.; }
+__device__ inline cuFloatComplex dev_zero(cuFloatComplex) { return make_cuFloatComplex(0.f, 0.f); }
+__device__ inline cuDoubleComplex dev_zero(cuDoubleComplex) { return make_cuDoubleComplex(0., 0.); }
+__device__ inline bool is_zero(float x) { return x == 0.f; }
+__device__ inline bool is_zero(double x) { return x == 0.; }
+__device__ inline bool is_zero(cuFloatComplex x) { return x.x == 0.f && x.y == 0.f; }
+__device__ inline bool is_zero(cuDoubleComplex x) { return x.x == 0. && x.y == 0.; }
+__device__ inline float dev_inv(float x) { return 1.f / x; }
+__device__ inline double dev_inv(double x) { return 1. / x; }
+__device__ inline cuFloatComplex dev_inv(cuFloatComplex x) { return cuCdivf(make_cuFloatComplex(1.f, 0.f), x); }
+__device__ inline cuDoubleComplex dev_inv(cuDoubleComplex x) { return cuCdiv(make_cuDoubleComplex(1., 0.), x); }
+__device__ inline double dev_abs(float x) { return fabs(double(x)); }
+__device__ inline double dev_abs(double x) { return fabs(x); }
+__device__ inline double dev_abs(cuFloatComplex x) { return hypot(double(x.x), double(x.y)); }
+__device__ inline double dev_abs(cuDoubleComplex x) { return hypot(x.x, x.y); }
+
+// v = the m-by-n unit lower trapezoid of a: a's entries below the
+// diagonal, ones on it, zeros above.
+template <class S> __global__ void unit_lower_copy(int64_t m, int64_t n, const S *a, int64_t lda, S *v, int64_t ldv) {
+  const int64_t total = m * n;
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = e % m, j = e / m;
+    v[i + j * ldv] = i > j ? a[i + j * lda] : i == j ? dev_one(S()) : dev_zero(S());
+  }
+}
+
+// From G = V**H V (upper triangle) and tau: u = diag(1/tau) + strictly
+// upper G, in place, and t = I, ready for t = u**-1 (the larft T). A
+// reflector with tau = 0 is the identity: its row and column of u are
+// zeroed (1 on the diagonal) so that it drops out; fix_zero_tau then zeroes
+// T's diagonal there, as LAPACK's xLARFT leaves it.
+template <class S> __global__ void t_inverse_setup(int k, S *u, int ldu, const S *tau, S *t, int ldt) {
+  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < k * k; e += gridDim.x * blockDim.x) {
+    const int i = e % k, j = e / k;
+    t[i + j * ldt] = i == j ? dev_one(S()) : dev_zero(S());
+    if (i > j) continue;
+    if (i == j)
+      u[i + j * ldu] = is_zero(tau[i]) ? dev_one(S()) : dev_inv(tau[i]);
+    else if (is_zero(tau[i]) || is_zero(tau[j]))
+      u[i + j * ldu] = dev_zero(S());
+  }
+}
+template <class S> __global__ void fix_zero_tau(int k, const S *tau, S *t, int ldt) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < k; i += gridDim.x * blockDim.x)
+    if (is_zero(tau[i])) t[i + i * ldt] = dev_zero(S());
+}
+
+// *amax = max(*amax, max |a_ij|) over an m-by-n block, as the bits of a
+// non-negative double (their order as integers is the order of the values;
+// NaN, made positive by the absolute value, sorts above infinity, so a NaN
+// anywhere gives NaN as LAPACK 3.11's xLANGE does).
+template <class S>
+__global__ void max_abs(int64_t m, int64_t n, const S *a, int64_t lda, unsigned long long *amax) {
+  const int64_t total = m * n;
+  double best = 0;
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+    const double x = dev_abs(a[e % m + (e / m) * lda]);
+    if (best == best && !(x <= best)) best = x;  // a NaN, once found, stays
+  }
+  __shared__ unsigned long long block_best;
+  if (threadIdx.x == 0) block_best = 0;
+  __syncthreads();
+  atomicMax(&block_best, static_cast<unsigned long long>(__double_as_longlong(best)));
+  __syncthreads();
+  if (threadIdx.x == 0) atomicMax(amax, block_best);
+}
+
+// a(i, j) = (i == j + d) ? 1 : 0 on an m-by-n block: the identity shifted
+// down by d rows (the columns of [0; I; 0] that xORGQR starts from).
+template <class S> __global__ void set_identity(int64_t m, int64_t n, int64_t d, S *a, int64_t lda) {
+  const int64_t total = m * n;
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = e % m, j = e / m;
+    a[i + j * lda] = i == j + d ? dev_one(S()) : dev_zero(S());
+  }
+}
+
+// a(i, i) += 1 for i < n.
+__device__ inline void add_one(float &x) { x += 1.f; }
+__device__ inline void add_one(double &x) { x += 1.; }
+__device__ inline void add_one(cuFloatComplex &x) { x.x += 1.f; }
+__device__ inline void add_one(cuDoubleComplex &x) { x.x += 1.; }
+template <class S> __global__ void add_identity(int64_t n, S *a, int64_t lda) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    add_one(a[i + i * lda]);
+}
+
+// Blocks for a grid-stride kernel over `count` elements.
+inline int grid_for(int64_t count, int threads = 256, int cap = 4096) {
+  const int64_t b = (count + threads - 1) / threads;
+  return int(b < 1 ? 1 : b > cap ? cap : b);
+}
+
+}  // namespace
+}  // namespace hqr::gpu
