@@ -83,6 +83,25 @@ for f in alloc copy:7 kernel:9 sync:4; do
     echo "HQR_FAULT=$f HQR_PANEL=$panel test_qr (geqrf): $r ($fired calls fell back)"
   done
 done
+# xORMQR, xORGQR and xGELS on the GPU (the *_blocks tests): the first and
+# later steps of each kind fail; the counter is global, so every step after
+# the n-th fails too. Then a failure at each of the first sync points of
+# dgels in turn, so that it lands inside the download phase and the CPU
+# resumes from the rows or columns already stored.
+for f in alloc copy:2 copy:9 kernel:3 kernel:9 sync:2 sync:6; do
+  log="$out/fault-$f-qr-apply.log"
+  HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='*_blocks*' build/test/test_qr >"$log" 2>&1
+  rc=$?
+  fired=$(grep -cE "path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
+  if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "HQR_FAULT=$f test_qr (ormqr, orgqr, gels): $r ($fired calls fell back, $(grep -c cpu-resumed "$log") resumed)"
+done
+bad=0
+for n in $(seq 1 ${GPU_CHECK_GELS_SYNCS:-24}); do
+  HQR_FAULT=sync:$n HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gels_blocks<double>' build/test/test_qr >"$out/fault-gels-sync.log" 2>&1 ||
+    { bad=$((bad + 1)); fail=1; echo "HQR_FAULT=sync:$n gels_blocks<double>: FAILED"; }
+done
+echo "HQR_FAULT=sync:1..${GPU_CHECK_GELS_SYNCS:-24} gels_blocks<double>: $bad failed"
 fi
 
 if part sanitizer; then
@@ -93,11 +112,14 @@ if part sanitizer; then
 # test_qrupd the GPU update paths (the one file with a shared-memory kernel).
 echo "== compute-sanitizer"
 for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
-  for t in test_potrf_hybrid:'*' test_inverse:'*<double*' test_qr:'geqrf_panels*' test_qrupd:'gpu_paths*'; do
-    name=${t%%:*}
+  i=0
+  for t in test_potrf_hybrid:'*' test_inverse:'*<double*' test_qr:'geqrf_panels*' test_qr:'*_blocks<double>*' \
+           test_qrupd:'gpu_paths*'; do
+    name=${t%%:*}; i=$((i + 1))
+    log="$out/sanitizer-$tool-$i-$name.log"
     HQR_TEST_FILTER=${t#*:} HQR_INV_LEAF=64 HQR_GPU_MIN_N=0 timeout 300 \
-        compute-sanitizer --tool $tool --error-exitcode 99 build/test/$name >"$out/sanitizer-$tool-$name.log" 2>&1 || fail=1
-    echo "$tool $name (${t#*:}): $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/sanitizer-$tool-$name.log" | tail -n 2 | tr '\n' ' ')"
+        compute-sanitizer --tool $tool --error-exitcode 99 build/test/$name >"$log" 2>&1 || fail=1
+    echo "$tool $name (${t#*:}): $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$log" | tail -n 2 | tr '\n' ' ')"
   done
 done
 fi
