@@ -494,8 +494,8 @@ template <class T> void paths() {
   run_delcols<T>('U', 40, 39, 38, 1, 0, Lw::opt, "cpu-update");
 }
 
-// The GPU paths (deleting columns, adding rows without Q, adding columns
-// and deleting rows with Q) at shapes past
+// The GPU paths (deleting columns, adding rows with and without Q, adding
+// columns and deleting rows with Q) at shapes past
 // their block sizes (64 reflectors, or 32 with a long P), with reflectors
 // long enough that the block works in global memory (double, P = 640), M < N,
 // and padded leading dimensions; with HQR_GPU_MIN_N=0 on a GPU they must run
@@ -516,6 +516,11 @@ template <class T> void gpu_paths() {
   run_addcols<T>(150, 100, 120, 50, 1, Lw::opt, "gpu-update");
   run_addcols<T>(90, 121, 40, 31, 0, Lw::opt, "gpu-update");
   run_addcols<T>(90, 121, 40, 100, 1, Lw::opt, "gpu-update");
+  // Adding rows with Q: J at both ends and inside, P = 1 and large, M < N.
+  run_addrows<T>('U', 260, 200, 90, 1, 1, Lw::opt, "gpu-update");
+  run_addrows<T>('U', 260, 200, 1, 261, 0, Lw::min, "gpu-update");
+  run_addrows<T>('U', 100, 230, 70, 51, 2, Lw::opt, "gpu-update");
+  run_addrows<T>('U', 150, 60, 200, 75, 0, Lw::opt, "gpu-update");
   // Deleting rows: J at both ends and inside, P = 1 and large, M < N.
   run_delrows<T>(301, 200, 70, 1, 3, Lw::opt, "gpu-update");
   run_delrows<T>(301, 200, 1, 301, 0, Lw::min, "gpu-update");

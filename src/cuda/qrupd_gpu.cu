@@ -266,6 +266,14 @@ cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int n, int k, const double *
   return cusolverDnDormqr(h, CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, m, n, k, a, lda, tau, c, ldc, w, lw, info);
 }
 
+// a(i, c) = (r0 + i - j0 == c0 + c - k) over rows x cols: the identity
+// block E of addrows' extended Q (rows j0.., columns k..), zeros beside it.
+template <class T> __global__ void unit_cross(T *a, idx lda, idx rows, idx cols, idx j0, idx k, idx r0, idx c0) {
+  for (idx c = blockIdx.y; c < cols; c += gridDim.y)
+    for (idx i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += idx(gridDim.x) * blockDim.x)
+      a[i + c * lda] = r0 + i - j0 == c0 + c - k ? T(1) : T(0);
+}
+
 dim3 grid_cols(idx rows, idx cols) {
   return dim3(unsigned(std::min<idx>(64, std::max<idx>(1, (rows + 255) / 256))),
               unsigned(std::min<idx>(65535, std::max<idx>(1, cols))));
@@ -445,7 +453,9 @@ template <class T> class Update {
   // leaves a row half-written, and the rows after the count untouched).
   // Rows, not columns: a row of Q's result depends only on the same row of
   // the input, so the CPU can finish the rows that did not come back.
-  idx stream_rows(const T *d, idx ldd, T *h, idx ldh, idx nrows, idx ncols) {
+  // With `from_end`, the blocks go from the last row up, and the count is
+  // of trailing rows.
+  idx stream_rows(const T *d, idx ldd, T *h, idx ldh, idx nrows, idx ncols, bool from_end = false) {
     if (nrows <= 0 || ncols <= 0) return nrows > 0 ? nrows : 0;
     const idx per = std::max<idx>(1, idx(Context::kSlotBytes / (std::size_t(ncols) * sizeof(T))));
     if (std::size_t(ncols) * sizeof(T) > Context::kSlotBytes) {  // a row larger than a slot: never in practice
@@ -455,10 +465,13 @@ template <class T> class Update {
     }
     const idx blocks = (nrows + per - 1) / per;
     auto slot = [&](idx b) -> StagingSlot & { return c_.download_slots[b % Context::kSlots]; };
-    auto rows = [&](idx b) { return std::min(per, nrows - b * per); };
+    // Block b's first row: from the top, or from the end (the last block,
+    // at the top, takes what is left).
+    auto first = [&](idx b) { return from_end ? std::max<idx>(0, nrows - (b + 1) * per) : b * per; };
+    auto rows = [&](idx b) { return from_end ? nrows - b * per - first(b) : std::min(per, nrows - b * per); };
     auto issue = [&](idx b) {
       StagingSlot &s = slot(b);
-      return check(cudaMemcpy2DAsync(s.host, rows(b) * sizeof(T), d + b * per, ldd * sizeof(T), rows(b) * sizeof(T),
+      return check(cudaMemcpy2DAsync(s.host, rows(b) * sizeof(T), d + first(b), ldd * sizeof(T), rows(b) * sizeof(T),
                                      ncols, cudaMemcpyDeviceToHost, c_.download_stream),
                    Point::copy) &&
              check(cudaEventRecord(s.dma_done, c_.download_stream), Point::copy);
@@ -476,7 +489,7 @@ template <class T> class Update {
         done = b * per;
         break;
       }
-      copy_block(c_.download_copies, sizeof(T), rows(b), ncols, slot(b).host, rows(b), h + b * per, ldh);
+      copy_block(c_.download_copies, sizeof(T), rows(b), ncols, slot(b).host, rows(b), h + first(b), ldh);
       if (issued < blocks && !issue(issued++)) {
         done = std::min(nrows, (b + 1) * per);
         break;
@@ -963,6 +976,110 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
     return {true, 0, why, lint(done1 + done2)};
   });
 }
+
+// addrows with Q (JOBQ = 'U') on the device. With the (M+P)-square
+//   Qe = [Q(:, 0:k) E Q(:, k:M)]   (k = min(M,N); rows reordered so that
+// the new rows J..J+P-1 are E's identity rows and zero elsewhere), the new
+// matrix is Qe * [R(0:k, :); U; 0]: a dense QR of Z = [R(0:k, :); U]
+// ((k+P)-by-N) gives the new R, and Qe's first k+P columns times Z's
+// reflectors the new Q's; Q's other columns only move. Q comes in whole
+// (into its new place on the device), U and R's upper part come in; R goes
+// back staged, then Q's rows stream out from the last: a new row overwrites
+// an old one whose own new row (P further down) is written already.
+template <class T>
+Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *uh, lint ldu_) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_;
+  const idx k = std::min(m, n), kp = k + p, kz = std::min(kp, n), mp = m + p;
+  const idx ldz = (kp + 31) / 32 * 32;
+  if (n == 0 || m == 0) return {false, 0, "nothing for the GPU to do", 0};
+  Context *ctx = context();
+  if (!ctx) return {false, 0, context_error(), 0};
+  if (std::max(mp, n) > idx(INT32_MAX / 2)) return {false, 0, "too large for cuSOLVER's 32-bit sizes", 0};
+  auto all = [](idx rows) { return [rows](idx) { return rows; }; };
+  // Q's four blocks (rows above/below J, columns left/right of k).
+  const std::vector<Piece> q_tl = pieces(0, 0, k, sizeof(T), all(j0)), q_bl = pieces(j0, 0, k, sizeof(T), all(m - j0));
+  const std::vector<Piece> q_tr = pieces(0, k, m - k, sizeof(T), all(j0));
+  const std::vector<Piece> q_br = pieces(j0, k, m - k, sizeof(T), all(m - j0));
+  const std::vector<Piece> rin = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, k); });
+  const std::vector<Piece> uin = pieces(0, 0, n, sizeof(T), all(p));
+  const std::vector<Piece> rout = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kp); });
+  return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
+    if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
+    Context &c = u.c_;
+    int lw1 = 0, lw2 = 0;
+    T *none = nullptr;
+    if (!u.check(geqrf_size(c.solver, int(kp), int(n), none, int(ldz), &lw1), Point::kernel) ||
+        !u.check(ormqr_size(c.solver, int(mp), int(kp), int(kz), none, int(ldz), none, none, int(mp), &lw2),
+                 Point::kernel))
+      return {false, 0, u.why(), 0};
+    const std::size_t lw = std::size_t(std::max({lw1, lw2, 1}));
+    const std::size_t qq = std::size_t(mp) * mp, zz = std::size_t(ldz) * n;
+    if (!u.reserve(qq + zz, lw + std::size_t(kz) + 128)) return {false, 0, u.why(), 0};
+    T *dQ = u.take_matrix(qq), *dZ = u.take_matrix(zz);
+    T *dwork = u.take_work(lw), *dtau = u.take_work(std::size_t(kz) + 1);
+    int *dinfo = reinterpret_cast<int *>(u.take_work(1));
+    if (!u.upload(q_tl, q, ldq, dQ, mp, 0, 0) || !u.upload(q_bl, q, ldq, dQ, mp, -p, 0) ||
+        !u.upload(q_tr, q, ldq, dQ, mp, 0, -p) || !u.upload(q_br, q, ldq, dQ, mp, -p, -p) ||
+        !u.upload(rin, r, ldr, dZ, ldz, 0, 0) || !u.upload(uin, uh, ldu, dZ, ldz, -k, 0) ||
+        !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
+      return {false, 0, u.why(), 0};
+    // E: rows j0..j0+p-1 and columns k..k+p-1 of Qe; R's rows below its
+    // diagonal (not uploaded) zero.
+    unit_cross<T><<<grid_cols(p, mp), 256, 0, c.compute_stream>>>(dQ + j0, mp, p, mp, j0, k, j0, 0);
+    unit_cross<T><<<grid_cols(mp, p), 256, 0, c.compute_stream>>>(dQ + k * mp, mp, mp, p, j0, k, 0, k);
+    zero_below<T><<<grid_cols(k, n), 256, 0, c.compute_stream>>>(dZ, ldz, k, n, 0);
+    if (!u.launched()) return {false, 0, u.why(), 0};
+    HostReflectors<T> band;
+    band.col0 = 0;
+    band.order = kp;
+    band.k = kz;
+    if (!u.check(geqrf(c.solver, int(kp), int(n), dZ, int(ldz), dtau, dwork, int(lw), dinfo), Point::kernel) ||
+        !u.check(ormqr(c.solver, int(mp), int(kp), int(kz), dZ, int(ldz), dtau, dQ, int(mp), dwork, int(lw), dinfo),
+                 Point::kernel) ||
+        !band.fetch(u, dZ, ldz, dtau))
+      return {false, 0, u.why(), 0};
+    zero_below<T><<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dZ, ldz, kp, n, 0);
+    if (!u.launched()) return {false, 0, u.why(), 0};
+    cudaEvent_t done = c.download_slots[0].dma_done;
+    if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
+        !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
+        !u.download(rout, dZ, ldz, 0, 0, r, ldr, mp) || !u.land())
+      return {false, 0, u.why(), 0};
+    const idx tail = u.stream_rows(dQ, mp, q, ldq, mp, mp, true);
+    const char *why = nullptr;
+    if (tail < mp) {
+      // The CPU builds the rows left (0..mp-tail-1) of Qe, a chunk at a
+      // time from the last, applies Z's reflectors and writes them: a
+      // chunk's sources (old rows up to its own last) are read whole first.
+      const idx left = mp - tail, chunk = 64;
+      std::vector<T> x(std::size_t(chunk) * mp);
+      for (idx b = left; b > 0; b -= chunk) {
+        const idx a = std::max<idx>(0, b - chunk), rows = b - a;
+        for (idx i = a; i < b; ++i) {
+          const bool urow = i >= j0 && i < j0 + p;
+          const idx src = i < j0 ? i : i - p;
+          for (idx col = 0; col < mp; ++col) {
+            T v;
+            if (col >= k && col < kp)
+              v = urow && col - k == i - j0 ? T(1) : T(0);
+            else
+              v = urow ? T(0) : q[src + (col < k ? col : col - p) * ldq];
+            x[(i - a) + col * rows] = v;
+          }
+        }
+        band.apply(x.data(), rows, rows);
+        for (idx col = 0; col < mp; ++col)
+          std::memcpy(q + a + col * ldq, x.data() + col * rows, std::size_t(rows) * sizeof(T));
+      }
+      why = "CUDA error: Q's first rows updated on the CPU";
+    }
+    u.finish();
+    return {true, 0, why, lint(tail)};
+  });
+}
+
+template Result qrupd_addrows_q(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint);
+template Result qrupd_addrows_q(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint);
 
 template Result qrupd_addcols(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint);
 template Result qrupd_addcols(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint);

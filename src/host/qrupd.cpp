@@ -31,7 +31,7 @@
 // and deleting rows (full Q) run on the GPU as dense QRs of the band the
 // update disturbs (qrupd_gpu.cu), all of Q in and its changed columns out,
 // where that beats the CPU's estimate (update or refactor, whichever it
-// would run). Adding rows with Q stays on the CPU.
+// would run); adding rows with Q likewise (a dense QR of [R; U]).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -164,6 +164,14 @@ double addcols_gpu_time(double elem, double m, double n, double p, double j0) {
                        (kb > 0 ? geqrf_flops(hb, cb) + ormqr_right_flops(m, hb, kb) : 0.0);
   const double bytes = elem * (m * m + m * p + 2 * cb * rb + m * (m - std::min(j0, m)) + na * pa + hb * kb);
   return gpu_dense_time(bytes, flops, 4);
+}
+// addrows with Q: the dense QR of Z = [R(0:k, :); U] (k = min(M,N)) and
+// its reflectors applied to the first k+P columns of the grown Q.
+double addrows_q_gpu_time(double elem, double m, double n, double p) {
+  const double k = std::min(m, n), kp = k + p, kz = std::min(kp, n), mp = m + p;
+  const double flops = geqrf_flops(kp, n) + ormqr_right_flops(mp, kp, kz);
+  const double bytes = elem * (m * m + mp * mp + p * n + (k * n - k * k / 2) + kp * n + kp * kz);
+  return gpu_dense_time(bytes, flops, 2);
 }
 // delrows: the LQ of the deleted rows' part right of N, the dense QR of
 // Z = [Q_d(:, 0:K)^T R(0:K, :)] (K = min(M, N+P)), both applied to Q.
@@ -342,8 +350,20 @@ void qrupd_addrows(const char *jobq, const lint *m, const lint *n, const lint *p
 
   Trace trace(name, flops);
   trace.args("jobq=%c m=%ld n=%ld p=%ld j=%ld", jobq_char(jobq), long(*m), long(*n), long(*p), long(*j));
-  GpuChoice g{false, "the GPU path leaves Q to the CPU"};
-  if (!wantq && !pl.refactor && *n > 0) {
+  GpuChoice g{false, "nothing left"};
+  if (wantq && *m > 0 && *n > 0) {
+    const double rate = pl.refactor || *lwork >= cpu::qrupd_addrows_lwopt(wantq, *m, *n, *p) ? kCpuBlocked : kCpuDirect;
+    g = gpu_choice(std::max(*m + *p, *n), cpu_time(flops, rate, 0), addrows_q_gpu_time(sizeof(T), *m, *n, *p));
+    if (g.gpu) {
+      const gpu::Result res = gpu::qrupd_addrows_q(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu);
+      if (res.ran) {
+        trace.path("gpu-update", res.why);  // why: the CPU finished Q's first rows
+        work[0] = lwork_value<T>(pl.lwopt);
+        return;
+      }
+      g = {false, res.why};
+    }
+  } else if (!wantq && !pl.refactor && *n > 0) {
     const double k = std::min(*m, *n);
     const double bytes = sizeof(T) * (2 * (k * *n - k * k / 2) + double(*p) * *n);
     const double zero = sizeof(T) * double(*n) * std::max(0.0, double(*m) + *p - k);
