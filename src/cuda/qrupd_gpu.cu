@@ -1,6 +1,5 @@
-// The GPU side of two QR updates, host memory in and out (src/host/qrupd.cpp
-// decides when they run; src/cpu/qrupd.cpp has the CPU kernels and the
-// other updates):
+// The GPU side of the QR updates, host memory in and out (src/host/qrupd.cpp
+// decides when they run; src/cpu/qrupd.cpp has the CPU kernels):
 //
 //   delcols  only R's part that changes travels: rows J..min(M,N) of the
 //            columns after the gap (with P subdiagonals), and with JOBQ = 'U'
@@ -14,12 +13,20 @@
 //            the P new rows each ([R; U] as LAPACK's xTPQRT), the same kernel
 //            in its second mode, trailing updates by cuBLAS; for M < N a
 //            cuSOLVER QR of the rest of U gives R's rows M+1..M+P.
+//   addcols, delrows, addrows with Q: the part of the factors the update
+//            disturbs is one dense QR on the device (cuSOLVER geqrf) whose
+//            reflectors multiply Q's columns from the right (ormqr); see
+//            each function. All of Q travels: in whole, out by rows.
 //
 // Atomic with respect to failures: the caller's arrays are written only
 // after every device step and every download into pinned memory has
 // succeeded, so a failing GPU (or HQR_FAULT) leaves them exactly as they
 // came and the CPU path redoes the update. That needs the output to fit the
-// context's pinned staging (Result.why says so when it does not).
+// context's pinned staging (Result.why says so when it does not). Q, too
+// large for the staging (2 GiB at M = 16384), is the exception: it streams
+// into the caller's array by rows once R is staged and the reflectors are
+// on the host, and if that fails the CPU applies them to the rows left (a
+// row of the new Q depends only on the same row of the old one).
 #include <algorithm>
 #include <cmath>
 #include <cfloat>
