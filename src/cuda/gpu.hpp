@@ -44,6 +44,17 @@ template <class T> Result potri(bool upper, lint n, T *a, lint lda);
 // it came (the CPU path then runs); `resume` is unused. addrows: JOBQ = 'N'.
 template <class T> Result qrupd_delcols(bool wantq, lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr);
 template <class T> Result qrupd_addrows(lint m, lint n, lint p, T *r, lint ldr, T *u, lint ldu);
+// addcols and delrows with Q (M >= 1; delrows: M > P): R's result comes
+// back staged (`ran` false leaves every array as it came, as above); then
+// Q's rows stream into the caller. Should that fail, the CPU applies the
+// device's reflectors (fetched before) to Q's rows not yet written: `ran`
+// stays true, `why` says so and `resume` counts the rows that came back.
+template <class T> Result qrupd_addcols(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu);
+template <class T> Result qrupd_delrows(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr);
+// addrows with Q (M, N >= 1), likewise; Q's rows stream from the last, and
+// `resume` counts the trailing rows that came back.
+template <class T>
+Result qrupd_addrows_q(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu);
 
 // Hybrid QR factorization, host memory in and out (geqrf_hybrid.cu): A and
 // tau exactly as LAPACK's xGEQRF leaves them (info is always 0). `resume`

@@ -1,6 +1,5 @@
-// The GPU side of two QR updates, host memory in and out (src/host/qrupd.cpp
-// decides when they run; src/cpu/qrupd.cpp has the CPU kernels and the
-// other updates):
+// The GPU side of the QR updates, host memory in and out (src/host/qrupd.cpp
+// decides when they run; src/cpu/qrupd.cpp has the CPU kernels):
 //
 //   delcols  only R's part that changes travels: rows J..min(M,N) of the
 //            columns after the gap (with P subdiagonals), and with JOBQ = 'U'
@@ -14,12 +13,20 @@
 //            the P new rows each ([R; U] as LAPACK's xTPQRT), the same kernel
 //            in its second mode, trailing updates by cuBLAS; for M < N a
 //            cuSOLVER QR of the rest of U gives R's rows M+1..M+P.
+//   addcols, delrows, addrows with Q: the part of the factors the update
+//            disturbs is one dense QR on the device (cuSOLVER geqrf) whose
+//            reflectors multiply Q's columns from the right (ormqr); see
+//            each function. All of Q travels: in whole, out by rows.
 //
 // Atomic with respect to failures: the caller's arrays are written only
 // after every device step and every download into pinned memory has
 // succeeded, so a failing GPU (or HQR_FAULT) leaves them exactly as they
 // came and the CPU path redoes the update. That needs the output to fit the
-// context's pinned staging (Result.why says so when it does not).
+// context's pinned staging (Result.why says so when it does not). Q, too
+// large for the staging (2 GiB at M = 16384), is the exception: it streams
+// into the caller's array by rows once R is staged and the reflectors are
+// on the host, and if that fails the CPU applies them to the rows left (a
+// row of the new Q depends only on the same row of the old one).
 #include <algorithm>
 #include <cmath>
 #include <cfloat>
@@ -32,6 +39,7 @@
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "host/fault.hpp"
+#include "host/next_lapack.hpp"
 
 namespace hqr::gpu {
 namespace {
@@ -250,6 +258,33 @@ template <class T> __global__ void new_rows(T *out, idx ldo, const T *u, idx ldu
       out[i + c * ldo] = c >= m + i ? u[i + c * ldu] : T(0);
 }
 
+// cuSOLVER's ormqr by type (addcols, delrows: Q times the reflectors of a
+// QR on the device, from the right).
+cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int n, int k, const float *a, int lda, const float *tau,
+                            const float *c, int ldc, int *lw) {
+  return cusolverDnSormqr_bufferSize(h, CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, m, n, k, a, lda, tau, c, ldc, lw);
+}
+cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int n, int k, const double *a, int lda, const double *tau,
+                            const double *c, int ldc, int *lw) {
+  return cusolverDnDormqr_bufferSize(h, CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, m, n, k, a, lda, tau, c, ldc, lw);
+}
+cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int n, int k, const float *a, int lda, const float *tau, float *c,
+                       int ldc, float *w, int lw, int *info) {
+  return cusolverDnSormqr(h, CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, m, n, k, a, lda, tau, c, ldc, w, lw, info);
+}
+cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int n, int k, const double *a, int lda, const double *tau,
+                       double *c, int ldc, double *w, int lw, int *info) {
+  return cusolverDnDormqr(h, CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, m, n, k, a, lda, tau, c, ldc, w, lw, info);
+}
+
+// a(i, c) = (r0 + i - j0 == c0 + c - k) over rows x cols: the identity
+// block E of addrows' extended Q (rows j0.., columns k..), zeros beside it.
+template <class T> __global__ void unit_cross(T *a, idx lda, idx rows, idx cols, idx j0, idx k, idx r0, idx c0) {
+  for (idx c = blockIdx.y; c < cols; c += gridDim.y)
+    for (idx i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += idx(gridDim.x) * blockDim.x)
+      a[i + c * lda] = r0 + i - j0 == c0 + c - k ? T(1) : T(0);
+}
+
 dim3 grid_cols(idx rows, idx cols) {
   return dim3(unsigned(std::min<idx>(64, std::max<idx>(1, (rows + 255) / 256))),
               unsigned(std::min<idx>(65535, std::max<idx>(1, cols))));
@@ -415,6 +450,69 @@ template <class T> class Update {
     });
   }
 
+  // Staged output must leave the download slots free for stream_rows
+  // (the staged pieces start at the upload slots, which are idle by then).
+  static bool fits_beside_slots(std::size_t elems) {
+    return elems * sizeof(T) <= std::size_t(Context::kSlots) * Context::kSlotBytes;
+  }
+
+  // Device rows -> the caller's rows (nrows-by-ncols, d at the first row
+  // and column of the block, likewise h), blocks of rows in increasing
+  // order through the download slots: the DMA of block b+kSlots is issued
+  // once block b has been copied out. Returns how many leading rows of h
+  // hold their result (all of them unless a step failed; a failure never
+  // leaves a row half-written, and the rows after the count untouched).
+  // Rows, not columns: a row of Q's result depends only on the same row of
+  // the input, so the CPU can finish the rows that did not come back.
+  // With `from_end`, the blocks go from the last row up, and the count is
+  // of trailing rows.
+  idx stream_rows(const T *d, idx ldd, T *h, idx ldh, idx nrows, idx ncols, bool from_end = false) {
+    if (nrows <= 0 || ncols <= 0) return nrows > 0 ? nrows : 0;
+    const idx per = std::max<idx>(1, idx(Context::kSlotBytes / (std::size_t(ncols) * sizeof(T))));
+    if (std::size_t(ncols) * sizeof(T) > Context::kSlotBytes) {  // a row larger than a slot: never in practice
+      failed_ = true;
+      why_ = "a row of Q larger than a staging slot";
+      return 0;
+    }
+    const idx blocks = (nrows + per - 1) / per;
+    auto slot = [&](idx b) -> StagingSlot & { return c_.download_slots[b % Context::kSlots]; };
+    // Block b's first row: from the top, or from the end (the last block,
+    // at the top, takes what is left).
+    auto first = [&](idx b) { return from_end ? std::max<idx>(0, nrows - (b + 1) * per) : b * per; };
+    auto rows = [&](idx b) { return from_end ? nrows - b * per - first(b) : std::min(per, nrows - b * per); };
+    auto issue = [&](idx b) {
+      StagingSlot &s = slot(b);
+      return check(cudaMemcpy2DAsync(s.host, rows(b) * sizeof(T), d + first(b), ldd * sizeof(T), rows(b) * sizeof(T),
+                                     ncols, cudaMemcpyDeviceToHost, c_.download_stream),
+                   Point::copy) &&
+             check(cudaEventRecord(s.dma_done, c_.download_stream), Point::copy);
+    };
+    idx issued = 0;
+    for (; issued < std::min<idx>(blocks, Context::kSlots); ++issued)
+      if (!issue(issued)) {
+        cudaStreamSynchronize(c_.download_stream);
+        (void)cudaGetLastError();
+        return 0;
+      }
+    idx done = nrows;
+    for (idx b = 0; b < blocks; ++b) {
+      if (!check(cudaEventSynchronize(slot(b).dma_done), Point::sync)) {
+        done = b * per;
+        break;
+      }
+      copy_block(c_.download_copies, sizeof(T), rows(b), ncols, slot(b).host, rows(b), h + first(b), ldh);
+      if (issued < blocks && !issue(issued++)) {
+        done = std::min(nrows, (b + 1) * per);
+        break;
+      }
+    }
+    if (done < nrows) {  // no DMA may still land in a slot when the next call takes it
+      cudaStreamSynchronize(c_.download_stream);
+      (void)cudaGetLastError();
+    }
+    return done;
+  }
+
   Context &c_;
 
  private:
@@ -450,6 +548,38 @@ bool panel(Update<T> &u, T *a, idx lda, T *b, idx ldb, idx split, idx h, idx nr,
 template <class T> idx block_size(idx p) {
   return std::size_t(kMaxNb + p) * kMaxNb * sizeof(T) <= kPanelSmem ? kMaxNb : 32;
 }
+
+// The reflectors of a QR done on the device, copied to the host before any
+// result reaches the caller: Q's columns col0..col0+order-1 are multiplied
+// by them from the right. Only used when Q's rows could not all come back
+// (Update::stream_rows): the CPU then applies them to the rows left.
+template <class T> struct HostReflectors {
+  idx col0 = 0, order = 0, k = 0;
+  std::vector<T> v, tau;  // order-by-k (ld order), k
+  bool fetch(Update<T> &u, const T *dv, idx lddv, const T *dtau) {
+    if (k == 0) return true;
+    v.resize(std::size_t(order) * k);
+    tau.resize(std::size_t(k));
+    // Pageable destinations: the copies have finished when these return.
+    return u.check(cudaMemcpy2DAsync(v.data(), order * sizeof(T), dv, lddv * sizeof(T), order * sizeof(T), k,
+                                     cudaMemcpyDeviceToHost, u.c_.compute_stream),
+                   Point::copy) &&
+           u.check(cudaMemcpyAsync(tau.data(), dtau, k * sizeof(T), cudaMemcpyDeviceToHost, u.c_.compute_stream),
+                   Point::copy) &&
+           u.check(cudaStreamSynchronize(u.c_.compute_stream), Point::sync);
+  }
+  // Rows q(0:rows-1, :) of the caller's Q (still the input) times H_1...H_k.
+  void apply(T *q, idx ldq, idx rows) const {
+    if (k == 0 || rows <= 0) return;
+    const lint mm = lint(rows), nn = lint(order), kk = lint(k), ldv = lint(order), ld = lint(ldq);
+    lint info = 0, lw = -1;
+    T query{};
+    next::ormqr<T>("R", "N", &mm, &nn, &kk, v.data(), &ldv, tau.data(), q + col0 * ldq, &ld, &query, &lw, &info);
+    lw = std::max<lint>(1, lint(query));
+    std::vector<T> work(static_cast<std::size_t>(lw));
+    next::ormqr<T>("R", "N", &mm, &nn, &kk, v.data(), &ldv, tau.data(), q + col0 * ldq, &ld, work.data(), &lw, &info);
+  }
+};
 
 template <class T> Result run_locked(Context &c, const std::function<Result(Update<T> &)> &f) {
   std::lock_guard<std::mutex> g(c.lock);
@@ -636,6 +766,336 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
     return {true, 0, nullptr, 0};
   });
 }
+
+// addcols (full Q) on the device:
+//   W = Q^T*U (gemm); the rows of W below N factored (cuSOLVER geqrf) and Q's
+//   columns N..M-1 multiplied by those reflectors (ormqr); then the band, rows
+//   J..min(M,N+P)-1 of [W R(:,J:N)] (old R's columns after the insertion,
+//   already upper triangular there but P columns to the right), factored by a
+//   dense QR and Q's columns J..min(M,N+P)-1 multiplied by its reflectors.
+// The band's QR costs more operations than bottom-up Givens passes (about
+// H^2*(N+P-J) for a band of H rows against P*H*(N+P-J)) but runs as one
+// cuSOLVER geqrf and one ormqr at level-3 rates; the whole of Q moving both
+// ways dominates the time at the sizes where the GPU is chosen.
+// What moves: Q (all of it in, for Q^T*U; its columns from J out), U in, R's
+// columns from J (their upper part) both ways. R comes back staged (atomic);
+// Q's rows then stream out, and if that fails the CPU finishes the rows left
+// with the reflectors (fetched first), so the caller still gets the update.
+template <class T>
+Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *uh, lint ldu_) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_;
+  const idx na = std::max<idx>(0, m - n), pa = std::min(p, na);  // rows below N; reflectors there
+  const idx rb = std::min(m, n + p);                               // rows of the new R that can be nonzero
+  const idx hb = std::max<idx>(0, rb - j0), cb = n + p - j0;       // the band: rows j0..rb-1, columns j0..n+p-1
+  const idx kb = hb > 1 ? std::min(hb, cb) : 0;                    // its reflectors
+  const idx qc0 = std::min(j0, m);                                 // Q's columns qc0..m-1 change
+  const idx ldd = (rb + 31) / 32 * 32;
+  Context *ctx = context();
+  if (!ctx) return {false, 0, context_error(), 0};
+  if (std::max(m, n + p) > idx(INT32_MAX / 2)) return {false, 0, "too large for cuSOLVER's 32-bit sizes", 0};
+  // dR holds the new columns j0..n+p-1, rows 0..rb-1: W's first p, then the
+  // old columns j0..n-1 (their rows up to the diagonal).
+  const std::vector<Piece> rin = pieces(0, j0, n - j0, sizeof(T), [&](idx oc) { return std::min(oc + 1, rb); });
+  const std::vector<Piece> qin = pieces(0, 0, m, sizeof(T), [&](idx) { return m; });
+  const std::vector<Piece> uin = pieces(0, 0, p, sizeof(T), [&](idx) { return m; });
+  const std::vector<Piece> rout = pieces(0, j0, cb, sizeof(T), [&](idx c) { return std::min(c + 1, rb); });
+  return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
+    if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
+    Context &c = u.c_;
+    int lw1 = 0, lw2 = 0, lw3 = 0, lw4 = 0;
+    T *none = nullptr;
+    if ((pa > 0 && (!u.check(geqrf_size(c.solver, int(na), int(p), none, int(m), &lw1), Point::kernel) ||
+                    !u.check(ormqr_size(c.solver, int(m), int(na), int(pa), none, int(m), none, none, int(m), &lw2),
+                             Point::kernel))) ||
+        (kb > 0 && (!u.check(geqrf_size(c.solver, int(hb), int(cb), none, int(ldd), &lw3), Point::kernel) ||
+                    !u.check(ormqr_size(c.solver, int(m), int(hb), int(kb), none, int(ldd), none, none, int(m), &lw4),
+                             Point::kernel))))
+      return {false, 0, u.why(), 0};
+    const std::size_t lw = std::size_t(std::max({lw1, lw2, lw3, lw4, 1}));
+    const std::size_t mm = std::size_t(m) * m, mp = std::size_t(m) * p, rr = std::size_t(ldd) * cb;
+    if (!u.reserve(mm + 2 * mp + rr, lw + std::size_t(p) + std::size_t(kb) + 128)) return {false, 0, u.why(), 0};
+    T *dQ = u.take_matrix(mm), *dU = u.take_matrix(mp), *dW = u.take_matrix(mp), *dR = u.take_matrix(rr);
+    T *dwork = u.take_work(lw), *dtau1 = u.take_work(std::size_t(p) + 1), *dtaub = u.take_work(std::size_t(kb) + 1);
+    int *dinfo = reinterpret_cast<int *>(u.take_work(1));
+    if (!u.upload(qin, q, ldq, dQ, m, 0, 0) || !u.upload(uin, uh, ldu, dU, m, 0, 0) ||
+        (n > j0 && !u.upload(rin, r, ldr, dR, ldd, 0, j0 - p)) ||
+        !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
+      return {false, 0, u.why(), 0};
+    const T one(1), zero(0);
+    if (n > j0) {  // old R's lower part was not uploaded (not referenced): zeros
+      zero_below<T><<<grid_cols(rb, n - j0), 256, 0, c.compute_stream>>>(dR + p * ldd, ldd, rb, n - j0, j0);
+      if (!u.launched()) return {false, 0, u.why(), 0};
+    }
+    if (!u.check(blas::gemm(c.blas, blas::op_c<T>(), CUBLAS_OP_N, m, p, m, one, dQ, m, dU, m, zero, dW, m),
+                 Point::kernel))
+      return {false, 0, u.why(), 0};
+    HostReflectors<T> below, band;
+    if (pa > 0) {  // W's rows below N: [R_w; 0], Q(:, n:m) <- Q(:, n:m) * H
+      below.col0 = n;
+      below.order = na;
+      below.k = pa;
+      if (!u.check(geqrf(c.solver, int(na), int(p), dW + n, int(m), dtau1, dwork, int(lw), dinfo), Point::kernel) ||
+          !u.check(ormqr(c.solver, int(m), int(na), int(pa), dW + n, int(m), dtau1, dQ + n * m, int(m), dwork, int(lw),
+                         dinfo),
+                   Point::kernel) ||
+          !below.fetch(u, dW + n, m, dtau1))
+        return {false, 0, u.why(), 0};
+    }
+    // W's rows 0..rb-1 become the new columns j0..j0+p-1 (zeros below R_w).
+    if (!u.check(cudaMemcpy2DAsync(dR, ldd * sizeof(T), dW, m * sizeof(T), rb * sizeof(T), p,
+                                   cudaMemcpyDeviceToDevice, c.compute_stream),
+                 Point::copy))
+      return {false, 0, u.why(), 0};
+    zero_below<T><<<grid_cols(rb, p), 256, 0, c.compute_stream>>>(dR, ldd, rb, p, n);
+    if (!u.launched()) return {false, 0, u.why(), 0};
+    if (kb > 0) {  // the band's QR; Q(:, j0:rb) <- Q(:, j0:rb) * H
+      band.col0 = j0;
+      band.order = hb;
+      band.k = kb;
+      if (!u.check(geqrf(c.solver, int(hb), int(cb), dR + j0, int(ldd), dtaub, dwork, int(lw), dinfo),
+                   Point::kernel) ||
+          !u.check(ormqr(c.solver, int(m), int(hb), int(kb), dR + j0, int(ldd), dtaub, dQ + j0 * m, int(m), dwork,
+                         int(lw), dinfo),
+                   Point::kernel) ||
+          !band.fetch(u, dR + j0, ldd, dtaub))
+        return {false, 0, u.why(), 0};
+      zero_below<T><<<grid_cols(hb, cb), 256, 0, c.compute_stream>>>(dR + j0, ldd, hb, cb, 0);
+      if (!u.launched()) return {false, 0, u.why(), 0};
+    }
+    cudaEvent_t done = c.download_slots[0].dma_done;
+    if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
+        !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
+        !u.download(rout, dR, ldd, 0, j0, r, ldr, m) || !u.land())
+      return {false, 0, u.why(), 0};
+    // R is staged: from here on the update completes. Q's rows stream out;
+    // the rows that do not come back get the reflectors on the CPU.
+    const idx rows_done = u.stream_rows(dQ + qc0 * m, m, q + qc0 * ldq, ldq, m, m - qc0);
+    const char *why = nullptr;
+    if (rows_done < m) {
+      below.apply(q + rows_done, ldq, m - rows_done);
+      band.apply(q + rows_done, ldq, m - rows_done);
+      why = "CUDA error: Q's last rows updated on the CPU";
+    }
+    u.finish();
+    return {true, 0, why, lint(rows_done)};
+  });
+}
+
+// delrows on the device. Q's rows j0..j0+p-1 (Q_d) must become [D 0]
+// (D diagonal, +-1) under an orthogonal G from the right, with G^T*R upper
+// triangular from row p on. Q's columns N..M-1 meet only R's zero rows: an
+// LQ of Q_d(:, N:M) (a QR of its transpose) clears them. What is left,
+// G on columns 0..K-1 (K = min(M, N+P)), comes from one dense QR of
+//   Z = [Q_d(:, 0:K)^T  R(0:K, :)]      (K-by-(P+N)):
+// G^T*Z upper trapezoidal makes Q_d*G = [S^T 0] and G^T*R's rows from p on
+// upper trapezoidal: they are the new R. Q's new factor is (Q*G) without
+// the deleted rows and its first p columns. All of Q moves both ways, R's
+// upper part both ways; R staged, Q streamed by rows as for addcols.
+template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_;
+  const idx na = std::max<idx>(0, m - n), pa = std::min(p, na);
+  const idx kz = std::min(m, n + p), cz = p + n;  // Z's rows and columns; kz <= cz: kz reflectors
+  const idx mo = m - p;                           // order of the new Q
+  const idx ldz = (kz + 31) / 32 * 32;
+  if (mo <= 0) return {false, 0, "nothing for the GPU to do", 0};
+  Context *ctx = context();
+  if (!ctx) return {false, 0, context_error(), 0};
+  if (std::max(m, n + p) > idx(INT32_MAX / 2)) return {false, 0, "too large for cuSOLVER's 32-bit sizes", 0};
+  const std::vector<Piece> qin = pieces(0, 0, m, sizeof(T), [&](idx) { return m; });
+  const std::vector<Piece> rin = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kz); });
+  const std::vector<Piece> rout = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kz - p); });
+  return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
+    if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
+    Context &c = u.c_;
+    int lw1 = 0, lw2 = 0, lw3 = 0, lw4 = 0;
+    T *none = nullptr;
+    if ((pa > 0 && (!u.check(geqrf_size(c.solver, int(na), int(p), none, int(na), &lw1), Point::kernel) ||
+                    !u.check(ormqr_size(c.solver, int(m), int(na), int(pa), none, int(na), none, none, int(m), &lw2),
+                             Point::kernel))) ||
+        !u.check(geqrf_size(c.solver, int(kz), int(cz), none, int(ldz), &lw3), Point::kernel) ||
+        !u.check(ormqr_size(c.solver, int(m), int(kz), int(kz), none, int(ldz), none, none, int(m), &lw4),
+                 Point::kernel))
+      return {false, 0, u.why(), 0};
+    const std::size_t lw = std::size_t(std::max({lw1, lw2, lw3, lw4, 1}));
+    const std::size_t mm = std::size_t(m) * m, zz = std::size_t(ldz) * cz, xx = std::size_t(na) * p;
+    if (!u.reserve(mm + zz, xx + lw + std::size_t(p) + std::size_t(kz) + 128)) return {false, 0, u.why(), 0};
+    T *dQ = u.take_matrix(mm), *dZ = u.take_matrix(zz);
+    T *dX = u.take_work(xx + 1), *dwork = u.take_work(lw), *dtau1 = u.take_work(std::size_t(p) + 1);
+    T *dtauz = u.take_work(std::size_t(kz) + 1);
+    int *dinfo = reinterpret_cast<int *>(u.take_work(1));
+    if (!u.upload(qin, q, ldq, dQ, m, 0, 0) || (n > 0 && !u.upload(rin, r, ldr, dZ, ldz, 0, -p)) ||
+        !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
+      return {false, 0, u.why(), 0};
+    if (n > 0) {  // R's lower part was not uploaded (not referenced): zeros
+      zero_below<T><<<grid_cols(kz, n), 256, 0, c.compute_stream>>>(dZ + p * ldz, ldz, kz, n, 0);
+      if (!u.launched()) return {false, 0, u.why(), 0};
+    }
+    HostReflectors<T> below, band;
+    if (pa > 0) {  // X = Q_d(:, n:m)^T = H*[S; 0];  Q(:, n:m) <- Q(:, n:m) * H
+      below.col0 = n;
+      below.order = na;
+      below.k = pa;
+      if (!u.check(blas::geam(c.blas, blas::op_c<T>(), na, p, dQ + j0 + n * m, m, dX, na), Point::kernel) ||
+          !u.check(geqrf(c.solver, int(na), int(p), dX, int(na), dtau1, dwork, int(lw), dinfo), Point::kernel) ||
+          !u.check(ormqr(c.solver, int(m), int(na), int(pa), dX, int(na), dtau1, dQ + n * m, int(m), dwork, int(lw),
+                         dinfo),
+                   Point::kernel) ||
+          !below.fetch(u, dX, na, dtau1))
+        return {false, 0, u.why(), 0};
+    }
+    band.col0 = 0;
+    band.order = kz;
+    band.k = kz;
+    if (!u.check(blas::geam(c.blas, blas::op_c<T>(), kz, p, dQ + j0, m, dZ, ldz), Point::kernel) ||
+        !u.check(geqrf(c.solver, int(kz), int(cz), dZ, int(ldz), dtauz, dwork, int(lw), dinfo), Point::kernel) ||
+        !u.check(ormqr(c.solver, int(m), int(kz), int(kz), dZ, int(ldz), dtauz, dQ, int(m), dwork, int(lw), dinfo),
+                 Point::kernel) ||
+        !band.fetch(u, dZ, ldz, dtauz))
+      return {false, 0, u.why(), 0};
+    zero_below<T><<<grid_cols(kz, cz), 256, 0, c.compute_stream>>>(dZ, ldz, kz, cz, 0);
+    if (!u.launched()) return {false, 0, u.why(), 0};
+    cudaEvent_t done = c.download_slots[0].dma_done;
+    T *dRn = dZ + p + p * ldz;  // the new R: Z's rows p.., columns p..
+    if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
+        !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
+        (n > 0 && !u.download(rout, dRn, ldz, 0, 0, r, ldr, mo)) || !u.land())
+      return {false, 0, u.why(), 0};
+    // R is staged. The new Q: rows 0..j0-1 and j0+p..m-1 of Q*G, columns
+    // p..m-1, into the caller's rows 0..mo-1, columns 0..mo-1, in increasing
+    // row order: each caller row written is one whose old contents are no
+    // longer needed (the same row, a deleted one, or one already done).
+    const idx done1 = u.stream_rows(dQ + p * m, m, q, ldq, j0, mo);
+    const idx done2 = done1 == j0 ? u.stream_rows(dQ + j0 + p + p * m, m, q + j0, ldq, mo - j0, mo) : 0;
+    const char *why = nullptr;
+    if (done1 < j0 || done2 < mo - j0) {
+      // The CPU finishes: the old rows left times G, moved into place
+      // (columns left by p; rows after the gap up by p), increasing
+      // addresses so that nothing is overwritten before it is read.
+      auto finish_rows = [&](idx from, idx rows, idx shift) {
+        if (rows <= 0) return;
+        T *old = q + from + shift;
+        below.apply(old, ldq, rows);
+        band.apply(old, ldq, rows);
+        for (idx col = 0; col < mo; ++col)
+          std::memmove(q + from + col * ldq, old + (col + p) * ldq, std::size_t(rows) * sizeof(T));
+      };
+      finish_rows(done1, j0 - done1, 0);
+      finish_rows(j0 + done2, mo - j0 - done2, p);
+      why = "CUDA error: Q's last rows updated on the CPU";
+    }
+    u.finish();
+    return {true, 0, why, lint(done1 + done2)};
+  });
+}
+
+// addrows with Q (JOBQ = 'U') on the device. With the (M+P)-square
+//   Qe = [Q(:, 0:k) E Q(:, k:M)]   (k = min(M,N); rows reordered so that
+// the new rows J..J+P-1 are E's identity rows and zero elsewhere), the new
+// matrix is Qe * [R(0:k, :); U; 0]: a dense QR of Z = [R(0:k, :); U]
+// ((k+P)-by-N) gives the new R, and Qe's first k+P columns times Z's
+// reflectors the new Q's; Q's other columns only move. Q comes in whole
+// (into its new place on the device), U and R's upper part come in; R goes
+// back staged, then Q's rows stream out from the last: a new row overwrites
+// an old one whose own new row (P further down) is written already.
+template <class T>
+Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *uh, lint ldu_) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_;
+  const idx k = std::min(m, n), kp = k + p, kz = std::min(kp, n), mp = m + p;
+  const idx ldz = (kp + 31) / 32 * 32;
+  if (n == 0 || m == 0) return {false, 0, "nothing for the GPU to do", 0};
+  Context *ctx = context();
+  if (!ctx) return {false, 0, context_error(), 0};
+  if (std::max(mp, n) > idx(INT32_MAX / 2)) return {false, 0, "too large for cuSOLVER's 32-bit sizes", 0};
+  auto all = [](idx rows) { return [rows](idx) { return rows; }; };
+  // Q's four blocks (rows above/below J, columns left/right of k).
+  const std::vector<Piece> q_tl = pieces(0, 0, k, sizeof(T), all(j0)), q_bl = pieces(j0, 0, k, sizeof(T), all(m - j0));
+  const std::vector<Piece> q_tr = pieces(0, k, m - k, sizeof(T), all(j0));
+  const std::vector<Piece> q_br = pieces(j0, k, m - k, sizeof(T), all(m - j0));
+  const std::vector<Piece> rin = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, k); });
+  const std::vector<Piece> uin = pieces(0, 0, n, sizeof(T), all(p));
+  const std::vector<Piece> rout = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kp); });
+  return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
+    if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
+    Context &c = u.c_;
+    int lw1 = 0, lw2 = 0;
+    T *none = nullptr;
+    if (!u.check(geqrf_size(c.solver, int(kp), int(n), none, int(ldz), &lw1), Point::kernel) ||
+        !u.check(ormqr_size(c.solver, int(mp), int(kp), int(kz), none, int(ldz), none, none, int(mp), &lw2),
+                 Point::kernel))
+      return {false, 0, u.why(), 0};
+    const std::size_t lw = std::size_t(std::max({lw1, lw2, 1}));
+    const std::size_t qq = std::size_t(mp) * mp, zz = std::size_t(ldz) * n;
+    if (!u.reserve(qq + zz, lw + std::size_t(kz) + 128)) return {false, 0, u.why(), 0};
+    T *dQ = u.take_matrix(qq), *dZ = u.take_matrix(zz);
+    T *dwork = u.take_work(lw), *dtau = u.take_work(std::size_t(kz) + 1);
+    int *dinfo = reinterpret_cast<int *>(u.take_work(1));
+    if (!u.upload(q_tl, q, ldq, dQ, mp, 0, 0) || !u.upload(q_bl, q, ldq, dQ, mp, -p, 0) ||
+        !u.upload(q_tr, q, ldq, dQ, mp, 0, -p) || !u.upload(q_br, q, ldq, dQ, mp, -p, -p) ||
+        !u.upload(rin, r, ldr, dZ, ldz, 0, 0) || !u.upload(uin, uh, ldu, dZ, ldz, -k, 0) ||
+        !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
+      return {false, 0, u.why(), 0};
+    // E: rows j0..j0+p-1 and columns k..k+p-1 of Qe; R's rows below its
+    // diagonal (not uploaded) zero.
+    unit_cross<T><<<grid_cols(p, mp), 256, 0, c.compute_stream>>>(dQ + j0, mp, p, mp, j0, k, j0, 0);
+    unit_cross<T><<<grid_cols(mp, p), 256, 0, c.compute_stream>>>(dQ + k * mp, mp, mp, p, j0, k, 0, k);
+    zero_below<T><<<grid_cols(k, n), 256, 0, c.compute_stream>>>(dZ, ldz, k, n, 0);
+    if (!u.launched()) return {false, 0, u.why(), 0};
+    HostReflectors<T> band;
+    band.col0 = 0;
+    band.order = kp;
+    band.k = kz;
+    if (!u.check(geqrf(c.solver, int(kp), int(n), dZ, int(ldz), dtau, dwork, int(lw), dinfo), Point::kernel) ||
+        !u.check(ormqr(c.solver, int(mp), int(kp), int(kz), dZ, int(ldz), dtau, dQ, int(mp), dwork, int(lw), dinfo),
+                 Point::kernel) ||
+        !band.fetch(u, dZ, ldz, dtau))
+      return {false, 0, u.why(), 0};
+    zero_below<T><<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dZ, ldz, kp, n, 0);
+    if (!u.launched()) return {false, 0, u.why(), 0};
+    cudaEvent_t done = c.download_slots[0].dma_done;
+    if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
+        !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
+        !u.download(rout, dZ, ldz, 0, 0, r, ldr, mp) || !u.land())
+      return {false, 0, u.why(), 0};
+    const idx tail = u.stream_rows(dQ, mp, q, ldq, mp, mp, true);
+    const char *why = nullptr;
+    if (tail < mp) {
+      // The CPU builds the rows left (0..mp-tail-1) of Qe, a chunk at a
+      // time from the last, applies Z's reflectors and writes them: a
+      // chunk's sources (old rows up to its own last) are read whole first.
+      const idx left = mp - tail, chunk = 64;
+      std::vector<T> x(std::size_t(chunk) * mp);
+      for (idx b = left; b > 0; b -= chunk) {
+        const idx a = std::max<idx>(0, b - chunk), rows = b - a;
+        for (idx i = a; i < b; ++i) {
+          const bool urow = i >= j0 && i < j0 + p;
+          const idx src = i < j0 ? i : i - p;
+          for (idx col = 0; col < mp; ++col) {
+            T v;
+            if (col >= k && col < kp)
+              v = urow && col - k == i - j0 ? T(1) : T(0);
+            else
+              v = urow ? T(0) : q[src + (col < k ? col : col - p) * ldq];
+            x[(i - a) + col * rows] = v;
+          }
+        }
+        band.apply(x.data(), rows, rows);
+        for (idx col = 0; col < mp; ++col)
+          std::memcpy(q + a + col * ldq, x.data() + col * rows, std::size_t(rows) * sizeof(T));
+      }
+      why = "CUDA error: Q's first rows updated on the CPU";
+    }
+    u.finish();
+    return {true, 0, why, lint(tail)};
+  });
+}
+
+template Result qrupd_addrows_q(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint);
+template Result qrupd_addrows_q(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint);
+
+template Result qrupd_addcols(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint);
+template Result qrupd_addcols(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint);
+template Result qrupd_delrows(lint, lint, lint, lint, float *, lint, float *, lint);
+template Result qrupd_delrows(lint, lint, lint, lint, double *, lint, double *, lint);
 
 template Result qrupd_delcols(bool, lint, lint, lint, lint, float *, lint, float *, lint);
 template Result qrupd_delcols(bool, lint, lint, lint, lint, double *, lint, double *, lint);

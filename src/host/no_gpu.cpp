@@ -36,6 +36,21 @@ template <class T> Result qrupd_delcols(bool, lint, lint, lint, lint, T *, lint,
 template <class T> Result qrupd_addrows(lint, lint, lint, T *, lint, T *, lint) {
   return {false, 0, "built without CUDA", 0};
 }
+template <class T> Result qrupd_addcols(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint) {
+  return {false, 0, "built without CUDA", 0};
+}
+template <class T> Result qrupd_delrows(lint, lint, lint, lint, T *, lint, T *, lint) {
+  return {false, 0, "built without CUDA", 0};
+}
+template <class T> Result qrupd_addrows_q(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint) {
+  return {false, 0, "built without CUDA", 0};
+}
+template Result qrupd_addrows_q(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint);
+template Result qrupd_addrows_q(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint);
+template Result qrupd_addcols(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint);
+template Result qrupd_addcols(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint);
+template Result qrupd_delrows(lint, lint, lint, lint, float *, lint, float *, lint);
+template Result qrupd_delrows(lint, lint, lint, lint, double *, lint, double *, lint);
 template Result qrupd_delcols(bool, lint, lint, lint, lint, float *, lint, float *, lint);
 template Result qrupd_delcols(bool, lint, lint, lint, lint, double *, lint, double *, lint);
 template Result qrupd_addrows(lint, lint, lint, float *, lint, float *, lint);

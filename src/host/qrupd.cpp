@@ -27,9 +27,11 @@
 // (transfers, launches, flops, at rates fitted to bench/results/update-*)
 // beats the CPU's, or from HQR_GPU_MIN_N on when that
 // is set; a GPU that fails leaves the arrays as they came and the CPU runs.
-// HQR_VERBOSE then says path=gpu-update, or why the CPU ran. The updates
-// that return Q (adding columns, deleting rows, adding rows with Q) move all
-// of Q both ways: they stay on the CPU.
+// HQR_VERBOSE then says path=gpu-update, or why the CPU ran. Adding columns
+// and deleting rows (full Q) run on the GPU as dense QRs of the band the
+// update disturbs (qrupd_gpu.cu), all of Q in and its changed columns out,
+// where that beats the CPU's estimate (update or refactor, whichever it
+// would run); adding rows with Q likewise (a dense QR of [R; U]).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -140,7 +142,46 @@ GpuChoice gpu_choice(long size, double t_cpu, double t_gpu) {
 constexpr double kCpuDirect = 4e9, kCpuBlocked = 60e9, kCpuZero = 5e9;
 constexpr double kLink = 10e9, kGpuRate = 2e12, kGpuCall = 5e-4, kGpuBlock = 4e-5, kGpuZero = 30e9;
 
+// addcols and delrows with Q run on the device as dense QRs (cuSOLVER
+// geqrf and ormqr, FP64 at about kGpuDense: an estimate from cuSOLVER's
+// rates on the H200, not yet fitted to bench/results) after all of Q has
+// come in; Q's result goes back.
+constexpr double kGpuDense = 10e12, kGpuSolverCall = 2e-4;
+
 double cpu_time(double flops, double rate, double zero_bytes) { return flops / rate + zero_bytes / kCpuZero; }
+double gpu_dense_time(double bytes, double flops, int solver_calls) {
+  return kGpuCall + bytes / kLink + flops / kGpuDense + solver_calls * kGpuSolverCall;
+}
+// Right-side ormqr: an m-by-n block times k reflectors of order n.
+double ormqr_right_flops(double m, double n, double k) { return 4 * m * n * k - 2 * m * k * k; }
+
+// The device's work and traffic for addcols (qrupd_gpu.cu): Q^T*U, the QR
+// below row N applied to Q, the band's QR (rows J..min(M,N+P)) applied to Q.
+double addcols_gpu_time(double elem, double m, double n, double p, double j0) {
+  const double na = std::max(0.0, m - n), pa = std::min(p, na), rb = std::min(m, n + p);
+  const double hb = std::max(0.0, rb - j0), cb = n + p - j0, kb = hb > 1 ? std::min(hb, cb) : 0.0;
+  const double flops = 2 * m * m * p + (pa > 0 ? geqrf_flops(na, p) + ormqr_right_flops(m, na, pa) : 0.0) +
+                       (kb > 0 ? geqrf_flops(hb, cb) + ormqr_right_flops(m, hb, kb) : 0.0);
+  const double bytes = elem * (m * m + m * p + 2 * cb * rb + m * (m - std::min(j0, m)) + na * pa + hb * kb);
+  return gpu_dense_time(bytes, flops, 4);
+}
+// addrows with Q: the dense QR of Z = [R(0:k, :); U] (k = min(M,N)) and
+// its reflectors applied to the first k+P columns of the grown Q.
+double addrows_q_gpu_time(double elem, double m, double n, double p) {
+  const double k = std::min(m, n), kp = k + p, kz = std::min(kp, n), mp = m + p;
+  const double flops = geqrf_flops(kp, n) + ormqr_right_flops(mp, kp, kz);
+  const double bytes = elem * (m * m + mp * mp + p * n + (k * n - k * k / 2) + kp * n + kp * kz);
+  return gpu_dense_time(bytes, flops, 2);
+}
+// delrows: the LQ of the deleted rows' part right of N, the dense QR of
+// Z = [Q_d(:, 0:K)^T R(0:K, :)] (K = min(M, N+P)), both applied to Q.
+double delrows_gpu_time(double elem, double m, double n, double p) {
+  const double na = std::max(0.0, m - n), pa = std::min(p, na), kz = std::min(m, n + p), mo = m - p;
+  const double flops = (pa > 0 ? geqrf_flops(na, p) + ormqr_right_flops(m, na, pa) : 0.0) + geqrf_flops(kz, p + n) +
+                       ormqr_right_flops(m, kz, kz);
+  const double bytes = elem * (m * m + mo * mo + 2 * kz * n + na * pa + kz * kz);
+  return gpu_dense_time(bytes, flops, 4);
+}
 // The GPU's time: bytes both ways, blocks of 32-64 reflectors, flops.
 double gpu_time(double bytes, double reflectors, double flops, double zero_bytes) {
   return kGpuCall + bytes / kLink + reflectors / 32 * kGpuBlock + flops / kGpuRate + zero_bytes / kGpuZero;
@@ -187,7 +228,19 @@ void qrupd_addcols(const lint *m, const lint *n, const lint *p, const lint *j, T
 
   Trace trace(name, flops);
   trace.args("m=%ld n=%ld p=%ld j=%ld", long(*m), long(*n), long(*p), long(*j));
-  trace.path(path_name(pl.refactor), choose_path(std::max(*m, *n + *p)).why);
+  const double rate = pl.refactor || *lwork >= cpu::qrupd_addcols_lwopt(*m, *n, *p) ? kCpuBlocked : kCpuDirect;
+  GpuChoice g = gpu_choice(std::max(*m, *n + *p), cpu_time(flops, rate, 0),
+                           addcols_gpu_time(sizeof(T), *m, *n, *p, *j - 1));
+  if (g.gpu) {
+    const gpu::Result res = gpu::qrupd_addcols(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu);
+    if (res.ran) {
+      trace.path("gpu-update", res.why);  // why: the CPU finished Q's last rows
+      work[0] = lwork_value<T>(pl.lwopt);
+      return;
+    }
+    g.why = res.why;
+  }
+  trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_addcols_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work);
   else
@@ -297,8 +350,20 @@ void qrupd_addrows(const char *jobq, const lint *m, const lint *n, const lint *p
 
   Trace trace(name, flops);
   trace.args("jobq=%c m=%ld n=%ld p=%ld j=%ld", jobq_char(jobq), long(*m), long(*n), long(*p), long(*j));
-  GpuChoice g{false, "the GPU path leaves Q to the CPU"};
-  if (!wantq && !pl.refactor && *n > 0) {
+  GpuChoice g{false, "nothing left"};
+  if (wantq && *m > 0 && *n > 0) {
+    const double rate = pl.refactor || *lwork >= cpu::qrupd_addrows_lwopt(wantq, *m, *n, *p) ? kCpuBlocked : kCpuDirect;
+    g = gpu_choice(std::max(*m + *p, *n), cpu_time(flops, rate, 0), addrows_q_gpu_time(sizeof(T), *m, *n, *p));
+    if (g.gpu) {
+      const gpu::Result res = gpu::qrupd_addrows_q(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu);
+      if (res.ran) {
+        trace.path("gpu-update", res.why);  // why: the CPU finished Q's first rows
+        work[0] = lwork_value<T>(pl.lwopt);
+        return;
+      }
+      g = {false, res.why};
+    }
+  } else if (!wantq && !pl.refactor && *n > 0) {
     const double k = std::min(*m, *n);
     const double bytes = sizeof(T) * (2 * (k * *n - k * k / 2) + double(*p) * *n);
     const double zero = sizeof(T) * double(*n) * std::max(0.0, double(*m) + *p - k);
@@ -358,7 +423,21 @@ void qrupd_delrows(const lint *m, const lint *n, const lint *p, const lint *j, T
 
   Trace trace(name, flops);
   trace.args("m=%ld n=%ld p=%ld j=%ld", long(*m), long(*n), long(*p), long(*j));
-  trace.path(path_name(pl.refactor), choose_path(std::max(*m, *n)).why);
+  GpuChoice g{false, "nothing left"};
+  if (*m > *p) {
+    const double rate = pl.refactor || *lwork >= cpu::qrupd_delrows_lwopt(*m, *n, *p) ? kCpuBlocked : kCpuDirect;
+    g = gpu_choice(std::max(*m, *n), cpu_time(flops, rate, 0), delrows_gpu_time(sizeof(T), *m, *n, *p));
+  }
+  if (g.gpu) {
+    const gpu::Result res = gpu::qrupd_delrows(*m, *n, *p, *j - 1, q, *ldq, r, *ldr);
+    if (res.ran) {
+      trace.path("gpu-update", res.why);  // why: the CPU finished Q's last rows
+      work[0] = lwork_value<T>(pl.lwopt);
+      return;
+    }
+    g.why = res.why;
+  }
+  trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_delrows_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, work);
   else
