@@ -19,6 +19,7 @@
 #include <functional>
 
 #include "testing.hpp"
+#include "host/nonfinite.hpp"
 
 using namespace testing;
 
@@ -521,6 +522,33 @@ template <class T> void solve_and_qr_nonfinite(void **) {
   if (mismatches) fail_msg("%d NaN/Inf inputs gave an INFO other than the reference LAPACK's", mismatches);
 }
 
+// hqr's scan that keeps NaN/Inf input of gels off the GPU (host/nonfinite.hpp):
+// a finite block with NaN in its padding rows is clean; a NaN or +-Inf (for
+// complex, in the imaginary part too) at a random place is found, in blocks
+// small enough for one thread and large enough for several.
+template <class T> void nonfinite_scan(void **) {
+  constexpr lint per_col = is_complex_v<T> ? 2 : 1;  // reals per element
+  for (lint m : {lint(1), lint(37), lint(2048 / per_col)}) {
+    const lint n = m == 1 ? 3 : m < 100 ? 11 : 2049, ld = m + 3;  // 2048 x 2049 reals: past the threaded size
+    Matrix<T> a = random_matrix<T>(m, n, ld);
+    for (lint j = 0; j < n; ++j)
+      for (lint i = m; i < ld; ++i) a(i, j) = nonfinite<T>(0);  // padding LAPACK never reads
+    if (hqr::any_nonfinite(m, n, a.ptr(), a.ld)) fail_msg("m=%ld n=%ld: a finite block reported", long(m), long(n));
+    for (int kind = 0; kind < (is_complex_v<T> ? 4 : 3); ++kind) {
+      const lint i = lint(rng()() % std::uint64_t(m)), j = lint(rng()() % std::uint64_t(n));
+      const T keep = a(i, j);
+      if constexpr (is_complex_v<T>)
+        a(i, j) = kind < 3 ? nonfinite<T>(kind) : T(std::real(keep), std::numeric_limits<real_t<T>>::infinity());
+      else
+        a(i, j) = nonfinite<T>(kind);
+      if (!hqr::any_nonfinite(m, n, a.ptr(), a.ld))
+        fail_msg("m=%ld n=%ld: %s at (%ld,%ld) missed", long(m), long(n), kind < 3 ? nonfinite_name(kind) : "imaginary Inf",
+                 long(i), long(j));
+      a(i, j) = keep;
+    }
+  }
+}
+
 // The QR updates document no numerical failure: a NaN or Inf in what is
 // inserted (U) or in the factors gives INFO = 0, and it shows in the new R.
 template <class T> void qrupd_nonfinite(void **) {
@@ -587,7 +615,7 @@ int main() {
       ALL_TYPES_2(ormqr_errors, 'L'),           ALL_TYPES_2(ormqr_errors, 'R'),
       ALL_TYPES_2(gels_errors, false),          ALL_TYPES_2(gels_errors, true),
       cmocka_unit_test(qrupd_errors<float>),    cmocka_unit_test(qrupd_errors<double>),
-      ALL_TYPES(triangle_nonfinite),            ALL_TYPES(solve_and_qr_nonfinite),
+      ALL_TYPES(triangle_nonfinite),            ALL_TYPES(solve_and_qr_nonfinite), ALL_TYPES(nonfinite_scan),
       cmocka_unit_test(qrupd_nonfinite<float>), cmocka_unit_test(qrupd_nonfinite<double>),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -35,6 +35,7 @@
 #include "dispatch.hpp"
 #include "flops.hpp"
 #include "next_lapack.hpp"
+#include "nonfinite.hpp"
 #include "qr_dispatch.hpp"
 #include "trace.hpp"
 
@@ -324,7 +325,12 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
   // flops of this one.
   const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>);
   if (d.path == Path::gpu) {
-    if (gels_gpu(!lsame(trans, 'N'), *m, *n, *nrhs, a, *lda, b, *ldb, work, info, trace)) {
+    // A NaN or Inf stays on the CPU: xGELS scales an A or B holding an Inf
+    // by zero (xLASCL from Inf), which the GPU path's emulation of the
+    // scaling cannot reproduce after the fact (INFO differed on the H200).
+    if (any_nonfinite(*m, *n, a, *lda) || any_nonfinite(lsame(trans, 'N') ? *m : *n, *nrhs, b, *ldb)) {
+      trace.path("cpu", "NaN or Inf in A or B");
+    } else if (gels_gpu(!lsame(trans, 'N'), *m, *n, *nrhs, a, *lda, b, *ldb, work, info, trace)) {
       work[0] = optimal_gels_lwork(trans, m, n, nrhs, a, lda, b, ldb);
       return;
     }

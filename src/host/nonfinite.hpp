@@ -1,0 +1,39 @@
+// Whether a block of a caller's matrix holds a NaN or an Inf: for paths
+// that must leave such input to the CPU (LAPACK's handling of it cannot be
+// reproduced after the fact; see gels.cpp).
+#pragma once
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+#include "common.hpp"
+
+namespace hqr {
+
+// x - x is NaN exactly when x is NaN or +-Inf. Large blocks are read by
+// several threads (up to 16), each a range of columns.
+template <class T> bool any_nonfinite(lint m, lint n, const T *a, lint lda) {
+  using R = typename Prec<T>::real;
+  const lint len = is_complex<T> ? 2 * m : m;  // a complex column as reals
+  auto scan = [&](lint j0, lint j1) {
+    bool bad = false;
+    for (lint j = j0; j < j1; ++j) {
+      const R *c = reinterpret_cast<const R *>(a + std::size_t(j) * lda);
+      for (lint i = 0; i < len; ++i) bad |= (c[i] - c[i]) != 0;
+    }
+    return bad;
+  };
+  const lint cores = lint(std::max(1u, std::thread::hardware_concurrency()));
+  const lint threads = double(len) * double(n) < double(1 << 22) ? 1 : std::min<lint>({n, 16, cores});
+  if (threads <= 1) return scan(0, n);
+  std::vector<char> bad(static_cast<std::size_t>(threads));
+  std::vector<std::thread> pool;
+  const lint per = (n + threads - 1) / threads;
+  for (lint t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] { bad[std::size_t(t)] = scan(std::min(n, t * per), std::min(n, (t + 1) * per)); });
+  for (std::thread &th : pool) th.join();
+  return std::find(bad.begin(), bad.end(), char(1)) != bad.end();
+}
+
+}  // namespace hqr
