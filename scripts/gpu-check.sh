@@ -125,7 +125,7 @@ done
 fi
 
 if part qrupd; then
-# The QR updates' GPU paths (deleting columns, adding rows without Q): the
+# The QR updates' GPU paths (all four; addrows with and without Q): the
 # whole test with every size on the GPU and injected faults (the arrays must
 # come back right through the CPU); compute-sanitizer is in part sanitizer.
 echo "== QR updates"

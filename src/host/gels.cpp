@@ -151,33 +151,6 @@ template <class T> Real<T> small_number() {
   return std::numeric_limits<Real<T>>::min() / std::numeric_limits<Real<T>>::epsilon();
 }
 
-// The first r columns of A hold the factorization (with tau), the rest the
-// input: apply the stored reflectors to the rest and factor what remains
-// below row r (as geqrf.cpp does after a GPU failure).
-template <class T> void finish_geqrf(lint m, lint n, lint r, T *a, lint lda, T *tau) {
-  const lint k = std::min(m, n), kr = std::min(r, k), nc = n - r;
-  const lint query = -1;
-  lint info = 0;
-  if (nc <= 0) return;
-  T *c = a + std::size_t(r) * lda;
-  if (kr > 0) {
-    const char trans = is_complex<T> ? 'C' : 'T';
-    T w{};
-    next::ormqr("L", &trans, &m, &nc, &kr, a, &lda, tau, c, &lda, &w, &query, &info);
-    lint lw = std::max<lint>({1, nc, lint(std::real(w))});
-    std::vector<T> work(static_cast<std::size_t>(lw));
-    next::ormqr("L", &trans, &m, &nc, &kr, a, &lda, tau, c, &lda, work.data(), &lw, &info);
-  }
-  if (r < k) {
-    const lint mr = m - r;
-    T w{};
-    next::geqrf(&mr, &nc, c + r, &lda, tau + r, &w, &query, &info);
-    lint lw = std::max<lint>({1, nc, lint(std::real(w))});
-    std::vector<T> work(static_cast<std::size_t>(lw));
-    next::geqrf(&mr, &nc, c + r, &lda, tau + r, work.data(), &lw, &info);
-  }
-}
-
 // xGELS's steps after the factorization, on columns of B (as LAPACK 3.11
 // without its scaling). m >= n, trans 'N': B := Q**H B, then
 // B(1:n,:) := R**-1 B(1:n,:) unless R has a zero diagonal (returned);

@@ -15,15 +15,13 @@
 // stops mid-call, the leading columns it stored are final (with their tau)
 // and the CPU applies their reflectors to the rest and factors that.
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <random>
 #include <vector>
 
 #include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
 #include "next_lapack.hpp"
+#include "qr_dispatch.hpp"
 #include "trace.hpp"
 
 namespace hqr {
@@ -37,64 +35,6 @@ template <class T> lint optimal_lwork(lint m, lint n, T *a, lint lda) {
   T w{}, tau{};
   next::geqrf(&m, &n, a, &lda, &tau, &w, &query, &info);
   return std::max<lint>(1, lint(std::real(w)));
-}
-
-// The GPU stored the first r columns of the factorization (and their tau);
-// columns r.. still hold the input: apply the stored reflectors to them,
-// then factor what remains below row r.
-template <class T> void finish_on_cpu(lint m, lint n, lint r, T *a, lint lda, T *tau) {
-  const lint k = std::min(m, n), kr = std::min(r, k), nc = n - r;
-  lint info = 0;
-  const lint query = -1;
-  if (nc <= 0) return;
-  T *c = a + std::size_t(r) * lda;
-  if (kr > 0) {
-    const char trans = is_complex<T> ? 'C' : 'T';
-    T w{};
-    next::ormqr("L", &trans, &m, &nc, &kr, a, &lda, tau, c, &lda, &w, &query, &info);
-    lint lw = std::max<lint>({1, nc, lint(std::real(w))});
-    std::vector<T> work(static_cast<std::size_t>(lw));
-    next::ormqr("L", &trans, &m, &nc, &kr, a, &lda, tau, c, &lda, work.data(), &lw, &info);
-  }
-  if (r < k) {
-    const lint mr = m - r;
-    lint lw = optimal_lwork(mr, nc, c + r, lda);
-    std::vector<T> work(static_cast<std::size_t>(lw));
-    next::geqrf(&mr, &nc, c + r, &lda, tau + r, work.data(), &lw, &info);
-  }
-}
-
-// The order of the square QR with the flops of an m-by-n one: dispatch's
-// characteristic size, so that tall and wide shapes share the crossover.
-long equivalent_order(lint m, lint n) {
-  const double k = double(std::min(m, n)), l = double(std::max(m, n));
-  return long(std::cbrt((2 * l * k * k - 2 * k * k * k / 3) * 3 / 4));
-}
-
-// Dispatch's probe: one factorization of a fresh random n-by-n matrix on
-// `path`, timed.
-template <class T> double probe(Path path, long n) {
-  using R = typename Prec<T>::real;
-  std::mt19937_64 gen{std::random_device{}()};
-  std::uniform_real_distribution<R> u(-1, 1);
-  std::vector<T> a(std::size_t(n) * n), tau(static_cast<std::size_t>(n));
-  for (T &x : a) {
-    if constexpr (is_complex<T>)
-      x = T(u(gen), u(gen));
-    else
-      x = u(gen);
-  }
-  const lint order = n;
-  lint info = 0;
-  const auto start = std::chrono::steady_clock::now();
-  if (path == Path::gpu) {
-    gpu::geqrf(order, order, a.data(), order, tau.data(), nullptr);
-  } else {
-    lint lw = optimal_lwork(order, order, a.data(), order);
-    std::vector<T> work(static_cast<std::size_t>(lw));
-    next::geqrf(&order, &order, a.data(), &order, tau.data(), work.data(), &lw, &info);
-  }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
@@ -127,7 +67,7 @@ void geqrf(const lint *m, const lint *n, T *a, const lint *lda, T *tau, T *work,
 
   Trace trace(name, flops::geqrf<T>(*m, *n));
   trace.args("m=%ld n=%ld lda=%ld lwork=%ld", long(*m), long(*n), long(*lda), long(*lwork));
-  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, equivalent_order(*m, *n), probe<T>);
+  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>);
   if (d.path == Path::gpu) {
     const char *path = "gpu-hybrid";
     const gpu::Result r = gpu::geqrf(*m, *n, a, *lda, tau, &path);
@@ -138,7 +78,7 @@ void geqrf(const lint *m, const lint *n, T *a, const lint *lda, T *tau, T *work,
     }
     if (r.resume > 0) {
       trace.path("cpu-resumed", r.why);  // from the GPU's final columns
-      finish_on_cpu(*m, *n, r.resume, a, *lda, tau);
+      finish_geqrf(*m, *n, r.resume, a, *lda, tau);
       work[0] = T(optimal_lwork(*m, *n, a, *lda));
       return;
     }

@@ -1,5 +1,6 @@
-// Dispatch for the routines that apply or form a QR factorization's Q
-// (xGELS, xORMQR/xUNMQR, xORGQR/xUNGQR): dispatch.hpp has one crossover per
+// Dispatch for xGEQRF and the routines that apply or form its Q
+// (xGELS, xORMQR/xUNMQR, xORGQR/xUNGQR), and the CPU finish after a GPU
+// failure that geqrf and gels share: dispatch.hpp has one crossover per
 // Routine and none for these yet, so they use the hybrid geqrf's, measured
 // with the same probe (a geqrf of order n on each path) under the same key,
 // at the order of the square QR with the flops of the call.
@@ -56,6 +57,33 @@ template <class T> double qr_probe(Path path, long n) {
     next::geqrf(&order, &order, a.data(), &order, tau.data(), work.data(), &lw, &info);
   }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// After a GPU failure in geqrf or gels: the first r columns of A hold the
+// factorization (with tau), the rest the input. Applies the stored
+// reflectors to the rest and factors what remains below row r.
+template <class T> void finish_geqrf(lint m, lint n, lint r, T *a, lint lda, T *tau) {
+  const lint k = std::min(m, n), kr = std::min(r, k), nc = n - r;
+  const lint query = -1;
+  lint info = 0;
+  if (nc <= 0) return;
+  T *c = a + std::size_t(r) * lda;
+  if (kr > 0) {
+    const char trans = is_complex<T> ? 'C' : 'T';
+    T w{};
+    next::ormqr("L", &trans, &m, &nc, &kr, a, &lda, tau, c, &lda, &w, &query, &info);
+    lint lw = std::max<lint>({1, nc, lint(std::real(w))});
+    std::vector<T> work(static_cast<std::size_t>(lw));
+    next::ormqr("L", &trans, &m, &nc, &kr, a, &lda, tau, c, &lda, work.data(), &lw, &info);
+  }
+  if (r < k) {
+    const lint mr = m - r;
+    T w{};
+    next::geqrf(&mr, &nc, c + r, &lda, tau + r, &w, &query, &info);
+    lint lw = std::max<lint>({1, nc, lint(std::real(w))});
+    std::vector<T> work(static_cast<std::size_t>(lw));
+    next::geqrf(&mr, &nc, c + r, &lda, tau + r, work.data(), &lw, &info);
+  }
 }
 
 }  // namespace hqr
