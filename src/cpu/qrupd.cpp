@@ -511,8 +511,12 @@ void qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
     const Passes<T> ps{nt, lo, hi, cs, sn, S};
     for (idx t = 0; t < nt; ++t) {
       const idx col = j0 + i0 + t, bot = std::min(n + i0 + t, m - 1);
-      lo[t] = col;
-      hi[t] = std::max(bot, col);
+      // A column at or past row m (M < N+P) has nothing below its diagonal:
+      // an empty pass at row m-1, so that no window reaches past Q's m
+      // columns (valgrind caught the gemm reading, and the copy writing,
+      // past Q when this pass ended at row `col`).
+      lo[t] = std::min(col, m - 1);
+      hi[t] = std::max(bot, lo[t]);
       T *rc = r + col * ldr, *ct = cs + t * S, *st = sn + t * S;
       for (idx k = bot; k > col; --k) {
         T rr;
