@@ -132,6 +132,21 @@ GpuChoice gpu_choice(long size, double t_cpu, double t_gpu) {
   return {true, nullptr};
 }
 
+// Runs `run` (a GPU update) where `g` chose the GPU. True when it ran: the
+// trace says gpu-update (with its note where the CPU finished a part of Q)
+// and WORK(1) holds lwopt. Otherwise g says why the CPU runs instead.
+template <class T, class Run> bool ran_on_gpu(GpuChoice &g, Trace &trace, T *work, long lwopt, Run &&run) {
+  if (!g.gpu) return false;
+  const gpu::Result res = run();
+  if (res.ran) {
+    trace.path("gpu-update", res.why);
+    work[0] = lwork_value<T>(lwopt);
+    return true;
+  }
+  g = {false, res.why};
+  return false;
+}
+
 // Rates fitted to bench/results/update-NVIDIA-H200-2026-11-22.txt (16
 // host cores): the CPU's direct reflector kernels (one core) and its
 // blocked level-3 updates (all cores); the GPU's host<->device rate through
@@ -231,15 +246,9 @@ void qrupd_addcols(const lint *m, const lint *n, const lint *p, const lint *j, T
   const double rate = pl.refactor || *lwork >= cpu::qrupd_addcols_lwopt(*m, *n, *p) ? kCpuBlocked : kCpuDirect;
   GpuChoice g = gpu_choice(std::max(*m, *n + *p), cpu_time(flops, rate, 0),
                            addcols_gpu_time(sizeof(T), *m, *n, *p, *j - 1));
-  if (g.gpu) {
-    const gpu::Result res = gpu::qrupd_addcols(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu);
-    if (res.ran) {
-      trace.path("gpu-update", res.why);  // why: the CPU finished Q's last rows
-      work[0] = lwork_value<T>(pl.lwopt);
-      return;
-    }
-    g.why = res.why;
-  }
+  if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
+                    [&] { return gpu::qrupd_addcols(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
+    return;
   trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_addcols_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work);
@@ -292,15 +301,9 @@ void qrupd_delcols(const char *jobq, const lint *m, const lint *n, const lint *p
     g = gpu_choice(std::max(*m, *n), cpu_time(flops, wantq && blocked ? kCpuBlocked : kCpuDirect, zero),
                    gpu_time(bytes, std::min(hr, wc), flops, zero));
   }
-  if (g.gpu) {
-    const gpu::Result res = gpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr);
-    if (res.ran) {
-      trace.path("gpu-update");
-      work[0] = lwork_value<T>(lwopt);
-      return;
-    }
-    g.why = res.why;
-  }
+  if (ran_on_gpu<T>(g, trace, work, lwopt,
+                    [&] { return gpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr); }))
+    return;
   trace.path(path_name(false), g.why);
   cpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, work, *lwork);
   work[0] = lwork_value<T>(lwopt);
@@ -354,30 +357,16 @@ void qrupd_addrows(const char *jobq, const lint *m, const lint *n, const lint *p
   if (wantq && *m > 0 && *n > 0) {
     const double rate = pl.refactor || *lwork >= cpu::qrupd_addrows_lwopt(wantq, *m, *n, *p) ? kCpuBlocked : kCpuDirect;
     g = gpu_choice(std::max(*m + *p, *n), cpu_time(flops, rate, 0), addrows_q_gpu_time(sizeof(T), *m, *n, *p));
-    if (g.gpu) {
-      const gpu::Result res = gpu::qrupd_addrows_q(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu);
-      if (res.ran) {
-        trace.path("gpu-update", res.why);  // why: the CPU finished Q's first rows
-        work[0] = lwork_value<T>(pl.lwopt);
-        return;
-      }
-      g = {false, res.why};
-    }
+    if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
+                      [&] { return gpu::qrupd_addrows_q(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
+      return;
   } else if (!wantq && !pl.refactor && *n > 0) {
     const double k = std::min(*m, *n);
     const double bytes = sizeof(T) * (2 * (k * *n - k * k / 2) + double(*p) * *n);
     const double zero = sizeof(T) * double(*n) * std::max(0.0, double(*m) + *p - k);
     g = gpu_choice(std::max(*m + *p, *n), cpu_time(flops, kCpuBlocked, zero), gpu_time(bytes, k, flops, zero));
   }
-  if (g.gpu) {
-    const gpu::Result res = gpu::qrupd_addrows(*m, *n, *p, r, *ldr, u, *ldu);
-    if (res.ran) {
-      trace.path("gpu-update");
-      work[0] = lwork_value<T>(pl.lwopt);
-      return;
-    }
-    g.why = res.why;
-  }
+  if (ran_on_gpu<T>(g, trace, work, pl.lwopt, [&] { return gpu::qrupd_addrows(*m, *n, *p, r, *ldr, u, *ldu); })) return;
   trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_addrows_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work);
@@ -428,15 +417,9 @@ void qrupd_delrows(const lint *m, const lint *n, const lint *p, const lint *j, T
     const double rate = pl.refactor || *lwork >= cpu::qrupd_delrows_lwopt(*m, *n, *p) ? kCpuBlocked : kCpuDirect;
     g = gpu_choice(std::max(*m, *n), cpu_time(flops, rate, 0), delrows_gpu_time(sizeof(T), *m, *n, *p));
   }
-  if (g.gpu) {
-    const gpu::Result res = gpu::qrupd_delrows(*m, *n, *p, *j - 1, q, *ldq, r, *ldr);
-    if (res.ran) {
-      trace.path("gpu-update", res.why);  // why: the CPU finished Q's last rows
-      work[0] = lwork_value<T>(pl.lwopt);
-      return;
-    }
-    g.why = res.why;
-  }
+  if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
+                    [&] { return gpu::qrupd_delrows(*m, *n, *p, *j - 1, q, *ldq, r, *ldr); }))
+    return;
   trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_delrows_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, work);
