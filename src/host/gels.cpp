@@ -28,6 +28,7 @@
 // too. If the GPU stops mid-call, the CPU finishes from the columns (LQ:
 // rows) of the factorization it stored.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -195,13 +196,13 @@ T optimal_gels_lwork(const char *trans, const lint *m, const lint *n, const lint
 
 // The GPU path (with the CPU finishing whatever the GPU could not); false:
 // nothing was changed and the CPU runs the call.
+// bnrm: LAPACK's max |b_ij| over B's first BROW rows, taken before B changes.
 template <class T>
-bool gels_gpu(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *work, lint *info,
-              Trace &trace) {
+bool gels_gpu(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, Real<T> bnrm, T *work,
+              lint *info, Trace &trace) {
   const bool lq = m < n;
   const lint p = std::max(m, n), q = std::min(m, n);
   const Real<T> smlnum = small_number<T>(), bignum = Real<T>(1) / smlnum;
-  const Real<T> bnrm = max_abs(trans ? n : m, nrhs, b, ldb);  // before B changes (LAPACK's BROW rows)
   T *tau = work;                                               // WORK(1:mn), as LAPACK's xGELS
   const char *path = "gpu";
   const gpu::GelsResult g = lq ? gpu::gels_lq(trans, m, n, nrhs, a, lda, b, ldb, tau, &path)
@@ -301,9 +302,11 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
     // A NaN or Inf stays on the CPU: xGELS scales an A or B holding an Inf
     // by zero (xLASCL from Inf), which the GPU path's emulation of the
     // scaling cannot reproduce after the fact (INFO differed on the H200).
-    if (any_nonfinite(*m, *n, a, *lda) || any_nonfinite(lsame(trans, 'N') ? *m : *n, *nrhs, b, *ldb)) {
+    const bool tr = !lsame(trans, 'N');
+    const Real<T> bnrm = max_abs(tr ? *n : *m, *nrhs, b, *ldb);  // NaN or Inf if B holds one
+    if (!std::isfinite(bnrm) || any_nonfinite(*m, *n, a, *lda)) {
       trace.path("cpu", "NaN or Inf in A or B");
-    } else if (gels_gpu(!lsame(trans, 'N'), *m, *n, *nrhs, a, *lda, b, *ldb, work, info, trace)) {
+    } else if (gels_gpu(tr, *m, *n, *nrhs, a, *lda, b, *ldb, bnrm, work, info, trace)) {
       work[0] = optimal_gels_lwork(trans, m, n, nrhs, a, lda, b, ldb);
       return;
     }
