@@ -190,7 +190,7 @@ check-asan: deps
 # it times (the reference one under NVBLAS); the others link libhqr.
 BENCH_CUDA := bench_potrf bench_inverse bench_qr bench_qrupd
 BENCH_BIN  := $(addprefix $(BUILD)/,$(BENCH_CUDA) bench_potrf_peer bench_copy bench_qrupd_cpu)
-BENCH_FLAGS := $(CXXFLAGS) -O2 -std=c++17 -pthread -Iinclude -Isrc -Ibench -I$(CUDA_HOME)/include
+BENCH_FLAGS := $(CXXFLAGS) -std=c++17 -pthread -Iinclude -Isrc -Ibench -I$(CUDA_HOME)/include
 bench: $(BENCH_BIN)
 $(addprefix $(BUILD)/,$(BENCH_CUDA)): $(BUILD)/%: bench/%.cpp bench/timing.hpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(CUDA_HOME)/lib64 -L$(BUILD) -lhqr -lcusolver -lcublas -lcudart -ldl \

@@ -19,8 +19,7 @@
 //   orgqr:N        dorgqr of order N from N reflectors;
 //   both against cuSOLVER Dormqr / Dorgqr likewise.
 //   e.g. bench_qr d gels:32768x2048x1,ormqr:8192,orgqr:8192 3
-// Build (GPU machine or here): g++ -O2 -std=c++17 -Iinclude bench/bench_qr.cpp -o build/bench_qr
-//   -I$CUDA/include -L$CUDA/lib64 -Lbuild -lhqr -lcusolver -lcublas -lcudart -ldl -Wl,-rpath,'$ORIGIN'
+// Build: make bench (build/bench_qr).
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 #include <dlfcn.h>

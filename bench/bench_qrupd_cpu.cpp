@@ -6,8 +6,7 @@
 //   ROUTINE: addcols delcols addrows delrows; JOBQ U or N (ignored where the
 //   routine has no JOBQ). HQR_VERBOSE=1 adds hqr's line per call (path,
 //   GFLOP/s).
-// Build: g++ -O2 -std=c++17 -Iinclude bench/bench_qrupd_cpu.cpp -o build/bench_qrupd_cpu \
-//            -Lbuild -lhqr -Wl,-rpath,$PWD/build
+// Build: make bench (build/bench_qrupd_cpu).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
