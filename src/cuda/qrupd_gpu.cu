@@ -28,16 +28,21 @@
 // on the host, and if that fails the CPU applies them to the rows left (a
 // row of the new Q depends only on the same row of the old one).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cfloat>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/blas.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
+#include "host/config.hpp"
 #include "host/fault.hpp"
 #include "host/next_lapack.hpp"
 
@@ -66,47 +71,36 @@ template <> struct Lim<double> {
   static __device__ double huge() { return DBL_MAX; }
 };
 
-template <class T> __device__ T block_sum(T v, T *red) {
+template <class T> __device__ T warp_sum(T v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();  // red is free again
-  if (lane == 0) red[warp] = v;
-  __syncthreads();
-  T s = 0;
-  for (int w = 0; w < int(blockDim.x >> 5); ++w) s += red[w];
-  return s;
+  return v;
 }
-template <class T> __device__ T block_max(T v, T *red) {
+template <class T> __device__ T warp_max(T v) {
   for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) red[warp] = v;
-  __syncthreads();
-  T s = 0;
-  for (int w = 0; w < int(blockDim.x >> 5); ++w) s = fmax(s, red[w]);
-  return s;
+  return v;
 }
 
-// ||w(t0:t1-1, i)||_2 without overflow or harmful underflow; NaN propagates.
-template <class T> __device__ T tail_norm(const T *x, idx t0, idx t1, T *red) {
+// ||x(t0:t1-1)||_2 by one warp (every lane gets it) without overflow or
+// harmful underflow; NaN propagates.
+template <class T> __device__ T warp_tail_norm(const T *x, idx t0, idx t1) {
+  const int lane = threadIdx.x & 31;
   T amax = 0;
   bool nan = false;
-  for (idx r = t0 + threadIdx.x; r < t1; r += blockDim.x) {
+  for (idx r = t0 + lane; r < t1; r += 32) {
     const T a = fabs(x[r]);
-    if (a != a) nan = true;
+    nan |= a != a;
     amax = fmax(amax, a);
   }
-  const T nans = block_sum<T>(nan ? T(1) : T(0), red);
-  amax = block_max<T>(amax, red);
-  if (nans > 0) return T(NAN);
+  if (__any_sync(0xffffffffu, nan)) return T(NAN);
+  amax = warp_max(amax);
   if (amax == 0 || isinf(amax)) return amax;
   const T inv = T(1) / amax;
   T ssq = 0;
-  for (idx r = t0 + threadIdx.x; r < t1; r += blockDim.x) {
+  for (idx r = t0 + lane; r < t1; r += 32) {
     const T y = x[r] * inv;
     ssq += y * y;
   }
-  return amax * sqrt(block_sum<T>(ssq, red));
+  return amax * sqrt(warp_sum(ssq));
 }
 
 template <class T> __device__ T lapy2(T a, T b) {
@@ -127,99 +121,113 @@ template <class T> __device__ T lapy2(T a, T b) {
 // V of the trailing update); in band mode V, dense with its unit diagonal,
 // in v (h-by-nr, ldv); the compact-WY T (upper, tau on the diagonal) in t.
 // gw: global scratch (h-by-nr) when the panel is too large for shared memory.
+// One block barrier per reflector, with a look-ahead of one: warp 0 applies
+// reflector i to column i+1 and forms reflector i+1 from it (a tail of at
+// most a few hundred elements needs no more than one warp, and warp-only
+// reductions cost no barrier) while the other warps apply reflector i to
+// the columns after. T's Gram products come in parallel at the end and one
+// warp runs its recurrence: lane r owns row r of T, which only it reads.
 template <class T>
 __global__ void __launch_bounds__(kThreads) panel_qr(T *a, idx lda, T *b, idx ldb, idx split, idx h, idx nr, idx p,
                                                      bool band, T *v, idx ldv, T *t, idx ldt, T *gw) {
   extern __shared__ unsigned char smem_raw[];
-  __shared__ T st[kMaxNb * kMaxNb], red[32], z[kMaxNb];
-  __shared__ T s_tau, s_scal, s_beta;
-  __shared__ int s_again;
+  // st: T in the upper triangle (tau on the diagonal); below it, the Gram
+  // products G(j, i) = v_j^T v_i (j < i) stored at (i, j).
+  __shared__ T st[kMaxNb * kMaxNb];
   T *w = gw ? gw : reinterpret_cast<T *>(smem_raw);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   auto src = [&](idx r, idx j) -> T * { return r < split ? a + r + j * lda : b + (r - split) + j * ldb; };
   for (idx e = threadIdx.x; e < h * nr; e += blockDim.x) w[e] = *src(e % h, e / h);
   __syncthreads();
 
+  auto tail0 = [&](idx i) { return band ? i + 1 : split; };
+  auto tail1 = [&](idx i) { return band ? min(i + p + 1, h) : h; };
   const T safmin = Lim<T>::safmin();
-  for (idx i = 0; i < nr; ++i) {
+  // Reflector i from column i, by one warp: LAPACK's xLARFG (a tiny beta
+  // rescales the column first); tau goes to T's diagonal.
+  auto form = [&](idx i) {
     T *wi = w + i * h;
-    const idx t0 = band ? i + 1 : split, t1 = band ? min(i + p + 1, h) : h;
-    T xnorm = tail_norm(wi, t0, t1, red);
-    // LAPACK's xLARFG; a tiny beta rescales the column first.
-    int rescaled = 0;
-    if (threadIdx.x == 0) s_again = 0;
-    __syncthreads();
+    const idx t0 = tail0(i), t1 = tail1(i);
+    T alpha = wi[i], tau = 0;
+    T xnorm = warp_tail_norm(wi, t0, t1);
     if (xnorm != 0) {
-      for (;;) {
-        if (threadIdx.x == 0) {
-          const T alpha = wi[i];
-          s_beta = -copysign(lapy2(alpha, xnorm), alpha);
-          s_again = fabs(s_beta) < safmin && rescaled < 20;
-        }
-        __syncthreads();
-        if (!s_again) break;
+      T beta = -copysign(lapy2(alpha, xnorm), alpha);
+      int rescaled = 0;
+      while (fabs(beta) < safmin && rescaled < 20) {
         const T rs = T(1) / safmin;
-        for (idx r = t0 + threadIdx.x; r < t1; r += blockDim.x) wi[r] *= rs;
-        if (threadIdx.x == 0) wi[i] *= rs;
-        ++rescaled;
-        __syncthreads();
-        xnorm = tail_norm(wi, t0, t1, red);
-      }
-      if (threadIdx.x == 0) {
-        const T alpha = wi[i], beta = s_beta;
-        s_tau = (beta - alpha) / beta;
-        s_scal = T(1) / (alpha - beta);
-        T bb = beta;
-        for (int k = 0; k < rescaled; ++k) bb *= safmin;
-        s_beta = bb;
-      }
-      __syncthreads();
-      for (idx r = t0 + threadIdx.x; r < t1; r += blockDim.x) wi[r] *= s_scal;
-      __syncthreads();
-      if (threadIdx.x == 0) wi[i] = s_beta;
-    } else if (threadIdx.x == 0) {
-      s_tau = 0;
-    }
-    __syncthreads();
-    const T tau = s_tau;
-    if (threadIdx.x == 0) st[i + i * kMaxNb] = tau;
-    // H_i from the left on the panel's later columns, a warp per column.
-    if (tau != 0)
-      for (idx j = i + 1 + warp; j < nr; j += warps) {
-        T *wj = w + j * h;
-        T s = 0;
-        for (idx r = t0 + lane; r < t1; r += 32) s += wi[r] * wj[r];
-        const T head = wj[i];
-        for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-        s = tau * (s + head);
-        // Every lane has read head before lane 0 rewrites it: the shuffles
-        // do not order shared-memory accesses (racecheck flags them), a
-        // warp barrier does.
         __syncwarp();
-        if (lane == 0) wj[i] = head - s;
-        for (idx r = t0 + lane; r < t1; r += 32) wj[r] -= s * wi[r];
+        for (idx r = t0 + lane; r < t1; r += 32) wi[r] *= rs;
+        __syncwarp();
+        alpha *= rs;
+        ++rescaled;
+        xnorm = warp_tail_norm(wi, t0, t1);
+        beta = -copysign(lapy2(alpha, xnorm), alpha);
       }
+      tau = (beta - alpha) / beta;
+      const T scal = T(1) / (alpha - beta);
+      __syncwarp();
+      for (idx r = t0 + lane; r < t1; r += 32) wi[r] *= scal;
+      for (int k = 0; k < rescaled; ++k) beta *= safmin;
+      if (lane == 0) wi[i] = beta;
+    }
+    if (lane == 0) st[i + i * kMaxNb] = tau;
+  };
+  // H_i from the left on column j, by one warp.
+  auto apply = [&](idx i, idx j, T tau) {
+    const T *wi = w + i * h;
+    T *wj = w + j * h;
+    const idx t0 = tail0(i), t1 = tail1(i);
+    T s = 0;
+    for (idx r = t0 + lane; r < t1; r += 32) s += wi[r] * wj[r];
+    const T head = wj[i];
+    s = tau * (warp_sum(s) + head);
+    // Every lane has read head before lane 0 rewrites it: the shuffles do
+    // not order shared-memory accesses (racecheck flags them), a warp
+    // barrier does.
+    __syncwarp();
+    if (lane == 0) wj[i] = head - s;
+    for (idx r = t0 + lane; r < t1; r += 32) wj[r] -= s * wi[r];
+  };
+
+  if (warp == 0 && nr > 0) form(0);
+  __syncthreads();
+  for (idx i = 0; i < nr; ++i) {
+    const T tau = st[i + i * kMaxNb];
+    if (warp == 0) {
+      if (i + 1 < nr) {
+        if (tau != 0) apply(i, i + 1, tau);
+        __syncwarp();
+        form(i + 1);
+      }
+    } else if (tau != 0) {
+      for (idx j = i + 2 + (warp - 1); j < nr; j += warps - 1) apply(i, j, tau);
+    }
     __syncthreads();
   }
 
-  // T as xLARFT: T(0:i-1, i) = -tau_i * T(0:i-1, 0:i-1) * V(:, 0:i-1)^T * v_i.
-  for (idx i = 1; i < nr; ++i) {
-    const T *wi = w + i * h;
-    for (idx j = warp; j < i; j += warps) {
-      const T *wj = w + j * h;
-      T s = 0;
-      for (idx r = i + 1 + lane; r < h; r += 32) s += wj[r] * wi[r];
-      for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-      if (lane == 0) z[j] = s + wj[i];
-    }
-    __syncthreads();
-    if (threadIdx.x < i) {
-      T s = 0;
-      for (idx l = threadIdx.x; l < i; ++l) s += st[threadIdx.x + l * kMaxNb] * z[l];
-      st[threadIdx.x + i * kMaxNb] = -st[i + i * kMaxNb] * s;
-    }
-    __syncthreads();
+  // T as xLARFT: T(0:i-1, i) = -tau_i * T(0:i-1, 0:i-1) * G(0:i-1, i), where
+  // G(j, i) = v_j^T v_i = v_j(i) + V(i+1:, j)^T V(i+1:, i) (v_i(i) = 1, and
+  // v_j is zero above j). A warp per product.
+  for (idx k = warp; k < nr * nr; k += warps) {
+    const idx j = k % nr, i = k / nr;
+    if (j >= i) continue;
+    const T *wj = w + j * h, *wi = w + i * h;
+    T s = 0;
+    for (idx r = i + 1 + lane; r < h; r += 32) s += wj[r] * wi[r];
+    s = warp_sum(s);
+    if (lane == 0) st[i + j * kMaxNb] = s + wj[i];
   }
+  __syncthreads();
+  if (warp == 0)
+    for (idx i = 1; i < nr; ++i) {
+      const T tau_i = st[i + i * kMaxNb];
+      for (idx r = lane; r < i; r += 32) {
+        T s = 0;
+        for (idx l = r; l < i; ++l) s += st[r + l * kMaxNb] * st[i + l * kMaxNb];
+        st[r + i * kMaxNb] = -tau_i * s;
+      }
+    }
+  __syncthreads();
 
   for (idx e = threadIdx.x; e < nr * nr; e += blockDim.x) {
     const idx r = e % nr, j = e / nr;
@@ -343,6 +351,24 @@ template <class F> std::vector<Piece> pieces(idx r0, idx c0, idx cols, std::size
 template <class T> class Update {
  public:
   explicit Update(Context &c) : c_(c) {}
+  // The verbose trace's phases (HQR_VERBOSE=2): seconds since the update
+  // began at each mark; with `drain`, after the compute stream has run dry
+  // (a synchronisation the untraced call does not make).
+  void mark(const char *what, bool drain = false) {
+    if (config::verbose_level() < 2) return;
+    if (drain) cudaStreamSynchronize(c_.compute_stream);
+    marks_.push_back({what, std::chrono::duration<double>(Clock::now() - start_).count()});
+  }
+  void print_marks(const char *routine) const {
+    if (marks_.empty()) return;
+    std::string line;
+    char buf[64];
+    for (const auto &m : marks_) {
+      std::snprintf(buf, sizeof buf, ", %s %.4f", m.first, m.second);
+      line += buf;
+    }
+    std::fprintf(stderr, "hqr: %s phases (s from start)%s\n", routine, line.c_str());
+  }
 
   template <class S> bool check(S status, Point p) {
     if (failed_) return false;
@@ -437,6 +463,7 @@ template <class T> class Update {
     for (const Out &o : outs_)
       if (o.zero_to > o.pc.r0 + o.pc.m)
         for (idx c = o.pc.c0; c < o.pc.c0 + o.pc.n; ++c) bs.push_back({o.host + c * o.ld, o.pc.r0 + o.pc.m, o.zero_to});
+    mark("copied out");
     if (bs.empty()) return;
     const idx parts = std::min<idx>(c_.download_copies.threads(), idx(bs.size()));
     c_.download_copies.run(int(parts), [&](int k) {
@@ -521,6 +548,9 @@ template <class T> class Update {
     at += (elems + 63) / 64 * 64;
     return p;
   }
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start_ = Clock::now();
+  std::vector<std::pair<const char *, double>> marks_;
   bool failed_ = false;
   const char *why_ = nullptr;
   T *mat_ = nullptr, *work_ = nullptr;
@@ -631,6 +661,7 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
     if (!u.upload(up, r, ldr, dR, ldd, j0, j0 + p) || (wantq && !u.upload(qpieces, q, ldq, dQ, m, 0, j0)) ||
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
       return {false, 0, u.why(), 0};
+    u.mark("uploaded");
     zero_below<T><<<grid_cols(hr, wc), 256, 0, c.compute_stream>>>(dR, ldd, hr, wc, p);
     if (!u.launched()) return {false, 0, u.why(), 0};
     const T one(1), zero(0), minus(-1);
@@ -661,12 +692,14 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
           return {false, 0, u.why(), 0};
       }
     }
+    u.mark("factored", true);
     cudaEvent_t done = c.download_slots[0].dma_done;
     if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
         !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
         !u.download(down, dR, ldd, j0, j0, r, ldr, m) || (wantq && !u.download(qpieces, dQ, m, 0, j0, q, ldq, 0)) ||
         !u.land())
       return {false, 0, u.why(), 0};
+    u.mark("downloaded");
     // Success on the device: rows 0..j0-1 of the columns after the gap move
     // left by p (row slices in parallel, each in increasing column order so
     // that a column is read before it is overwritten), then the results land.
@@ -677,7 +710,10 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
         for (idx col = j0; col < nn; ++col)
           std::memmove(r + r0 + col * ldr, r + r0 + (col + p) * ldr, std::size_t(r1 - r0) * sizeof(T));
       });
+    u.mark("rows above moved");
     u.finish();
+    u.mark("landed");
+    u.print_marks("qrupd_delcols");
     return {true, 0, nullptr, 0};
   });
 }
@@ -718,6 +754,7 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
     if ((k1 > 0 && !u.upload(rin, r, ldr, dR, ldd, 0, 0)) || !u.upload(uin, uh, ldu, dU, lddu, 0, 0) ||
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
       return {false, 0, u.why(), 0};
+    u.mark("uploaded");
     if (k1 > 0) {
       zero_below<T><<<grid_cols(k1, n), 256, 0, c.compute_stream>>>(dR, ldd, k1, n, 0);
       if (!u.launched()) return {false, 0, u.why(), 0};
@@ -753,6 +790,7 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
       new_rows<T><<<grid_cols(p, n), 256, 0, c.compute_stream>>>(dN, lddu, dU, lddu, p, n, m);
       if (!u.launched()) return {false, 0, u.why(), 0};
     }
+    u.mark("factored", true);
     cudaEvent_t done = c.download_slots[0].dma_done;
     // Rows below each column's piece, to m+p, are zero in the new R (for
     // M < N the rows m.. come from nout, so zeros stop at m).
@@ -762,7 +800,10 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
         (k1 > 0 && !u.download(rout, dR, ldd, 0, 0, r, ldr, zero_to)) ||
         (wide > 0 && !u.download(nout, dN, lddu, m, 0, r, ldr, 0)) || !u.land())
       return {false, 0, u.why(), 0};
+    u.mark("downloaded");
     u.finish();
+    u.mark("landed");
+    u.print_marks("qrupd_addrows");
     return {true, 0, nullptr, 0};
   });
 }
