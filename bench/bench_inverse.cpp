@@ -293,6 +293,7 @@ int main(int argc, char **argv) {
     for (char p : precs)
       for (char u : uplos)
         for (int n : sizes) {
+          if (u != 'L' && u != 'U') continue;  // UPLOS "L,U" as well as "LU"
           const char uplo[2] = {u, 0};
           if (p == 'd') run<double>(r, uplo, n, reps, cpu_max, cpu_lib);
           if (p == 's') run<float>(r, uplo, n, reps, cpu_max, cpu_lib);

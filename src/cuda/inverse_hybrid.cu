@@ -32,6 +32,8 @@
 //   trtri: after each node on the left edge (blocks 0..k1), its in-slabs;
 //   lauum, potri: after each merge on the right edge (blocks km..np), the
 //          out-slabs of its left half, then the right edge's last leaf.
+// On those edges a merge's last product runs in pieces along the final
+// lines (by_pieces), each piece's slabs leaving while the next ones compute.
 //
 //   upload thread:    caller -> pinned slot (host copy pool) -> device
 //   CPU workers:      diagonal blocks -> pinned -> device workspace
@@ -82,6 +84,16 @@ lint leaf_order() {
   const char *v = std::getenv("HQR_INV_LEAF");
   const long n = v ? std::atol(v) : 0;
   return n >= 64 ? n : kDefaultLeaf;
+}
+// Pieces of an edge merge's last product (see by_pieces): its blocks turn
+// final piece by piece, so their download overlaps the rest of the merge
+// instead of following the whole call. HQR_INV_PIECES overrides it (1: the
+// merge in one go).
+constexpr lint kDefaultPieces = 8;
+lint edge_pieces() {
+  const char *v = std::getenv("HQR_INV_PIECES");
+  const long n = v ? std::atol(v) : 0;
+  return n >= 1 ? n : kDefaultPieces;
 }
 
 enum class Op { trtri, lauum, potri };
@@ -151,7 +163,7 @@ template <class T> class HybridInverse {
  public:
   HybridInverse(Context &c, Op op, bool upper, bool unit, lint n, T *a, lint lda, lint nb)
       : c_(c), op_(op), upper_(upper), unit_(unit), n_(n), a_(a), lda_(lda), nb_(nb), np_((n + nb - 1) / nb),
-        ldda_((n + 31) / 32 * 32), leaf_(std::max(nb, leaf_order())),
+        ldda_((n + 31) / 32 * 32), leaf_(std::max(nb, leaf_order())), pieces_(edge_pieces()),
         fill_(upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER) {}
 
   Result run() {
@@ -234,6 +246,7 @@ template <class T> class HybridInverse {
   T *lau_block(lint k) const { return dLau_ + std::size_t(k) * nb_ * nb_; }
   lint first(lint k) const { return k * nb_; }
   lint width(lint k) const { return std::min(nb_, n_ - k * nb_); }
+  lint end_of(lint k1) const { return first(k1 - 1) + width(k1 - 1); }  // past block k1-1
 
   Rect in_slab(lint k) const {
     const lint j0 = first(k), jb = width(k);
@@ -431,40 +444,70 @@ template <class T> class HybridInverse {
     return true;
   }
 
-  // Blocks k0..k1-1 of the triangle := its inverse.
+  // Blocks k0..k1-1 of the triangle := its inverse. Of the two products
+  // of a merge, the one that keeps the final cut's lines independent ('U':
+  // X11 from the left on U12's columns; 'L': X11 from the right on L21's
+  // rows) goes last, in pieces: on the left edge (trtri) each piece's
+  // blocks turn final at once and travel while the next pieces compute.
   bool inverse(lint k0, lint k1) {
     const bool left_edge = k0 == 0 && op_ == Op::trtri;
     if (k1 - k0 == 1) return arrived(k0) && leaf(k0, inv_block(k0)) && (!left_edge || now_final(k1));
     const lint km = k0 + (k1 - k0 + 1) / 2;
     if (!inverse(k0, km) || !inverse(km, k1)) return false;
-    const lint c0 = first(k0), m = first(km), c1 = first(k1 - 1) + width(k1 - 1);
+    const lint c0 = first(k0), m = first(km), c1 = end_of(k1);
     const auto diag = unit_ ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
-    const bool ok_ =
-        upper_ ? trmm_in_place(CUBLAS_SIDE_LEFT, CUBLAS_OP_N, diag, m - c0, c1 - m, T(1), dev(c0, c0), dev(c0, m)) &&
-                     trmm_in_place(CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, diag, m - c0, c1 - m, T(-1), dev(m, m), dev(c0, m))
-               : trmm_in_place(CUBLAS_SIDE_LEFT, CUBLAS_OP_N, diag, c1 - m, m - c0, T(1), dev(m, m), dev(m, c0)) &&
-                     trmm_in_place(CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, diag, c1 - m, m - c0, T(-1), dev(c0, c0), dev(m, c0));
-    return ok_ && (!left_edge || now_final(k1));
+    if (upper_)  // U12 := -X11 * (U12 * X22)
+      return trmm_in_place(CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, diag, m - c0, c1 - m, T(-1), dev(m, m), dev(c0, m)) &&
+             by_pieces(km, k1, left_edge, [&](lint j0, lint j1) {
+               return trmm_in_place(CUBLAS_SIDE_LEFT, CUBLAS_OP_N, diag, m - c0, j1 - j0, T(1), dev(c0, c0),
+                                    dev(c0, j0));
+             });
+    // L21 := -(X22 * L21) * X11
+    return trmm_in_place(CUBLAS_SIDE_LEFT, CUBLAS_OP_N, diag, c1 - m, m - c0, T(1), dev(m, m), dev(m, c0)) &&
+           by_pieces(km, k1, left_edge, [&](lint i0, lint i1) {
+             return trmm_in_place(CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, diag, i1 - i0, m - c0, T(-1), dev(c0, c0),
+                                  dev(i0, c0));
+           });
   }
 
   // Blocks k0..k1-1 of the triangle := U*U**H ('U') or L**H*L ('L').
   // `right_edge`: no merge above this one writes these blocks' rows ('U')
-  // or columns ('L'), so they are final once written here.
+  // or columns ('L'), so they are final once written here; the last product
+  // of the merge then runs in pieces along them, each piece final at once.
+  // (Measured on the H200: also splitting W11's update along the pieces,
+  // so that the first piece turns final sooner, made lauum 'L' slower.)
   bool product(lint k0, lint k1, bool right_edge) {
     if (op_ == Op::lauum && !arrived(k1 - 1)) return false;
     if (k1 - k0 == 1) return leaf(k0, lau_block(k0)) && (!right_edge || now_final(k1));
     const lint km = k0 + (k1 - k0 + 1) / 2;
     if (!product(k0, km, false)) return false;
-    const lint c0 = first(k0), m = first(km), c1 = first(k1 - 1) + width(k1 - 1);
+    const lint c0 = first(k0), m = first(km), c1 = end_of(k1);
     const cublasOperation_t C = blas::op_c<T>();
     const bool ok_ =
         upper_ ? herk_by_halves(CUBLAS_OP_N, m - c0, c1 - m, dev(c0, m), dev(c0, c0)) &&
-                     trmm_in_place(CUBLAS_SIDE_RIGHT, C, CUBLAS_DIAG_NON_UNIT, m - c0, c1 - m, T(1), dev(m, m),
-                                   dev(c0, m))
+                     by_pieces(k0, km, right_edge,
+                               [&](lint i0, lint i1) {  // U12 := U12 * U22**H, by rows
+                                 return trmm_in_place(CUBLAS_SIDE_RIGHT, C, CUBLAS_DIAG_NON_UNIT, i1 - i0, c1 - m,
+                                                      T(1), dev(m, m), dev(i0, m));
+                               })
                : herk_by_halves(C, m - c0, c1 - m, dev(m, c0), dev(c0, c0)) &&
-                     trmm_in_place(CUBLAS_SIDE_LEFT, C, CUBLAS_DIAG_NON_UNIT, c1 - m, m - c0, T(1), dev(m, m),
-                                   dev(m, c0));
-    return ok_ && (!right_edge || now_final(km)) && product(km, k1, right_edge);
+                     by_pieces(k0, km, right_edge, [&](lint j0, lint j1) {  // L21 := L22**H * L21, by columns
+                       return trmm_in_place(CUBLAS_SIDE_LEFT, C, CUBLAS_DIAG_NON_UNIT, c1 - m, j1 - j0, T(1),
+                                            dev(m, m), dev(m, j0));
+                     });
+    return ok_ && product(km, k1, right_edge);
+  }
+
+  // Runs f(start, end) over the rows or columns of blocks g0..g1-1: in one
+  // go, or on an edge in pieces_ pieces in order, the blocks of each
+  // piece made final as soon as it is queued.
+  template <class F> bool by_pieces(lint g0, lint g1, bool edge, F f) {
+    const lint parts = edge ? std::min<lint>(pieces_, g1 - g0) : 1;
+    for (lint q = 0; q < parts; ++q) {
+      const lint a = g0 + (g1 - g0) * q / parts, b = g0 + (g1 - g0) * (q + 1) / parts;
+      if (!f(first(a), end_of(b)) || (edge && !now_final(b))) return false;
+    }
+    return true;
   }
 
   // B := alpha*op(A)*B (side left, A of order m) or alpha*B*op(A) (side
@@ -542,7 +585,7 @@ template <class T> class HybridInverse {
   const bool upper_, unit_;
   const lint n_;
   T *const a_;
-  const lint lda_, nb_, np_, ldda_, leaf_;
+  const lint lda_, nb_, np_, ldda_, leaf_, pieces_;
   const cublasFillMode_t fill_;
   T *dA_ = nullptr, *dW_ = nullptr, *dInv_ = nullptr, *dLau_ = nullptr;
 
