@@ -12,7 +12,10 @@
 namespace hqr {
 
 // x - x is NaN exactly when x is NaN or +-Inf. Large blocks are read by
-// several threads (up to 16), each a range of columns.
+// several threads (up to 16), each a range of columns. Short-lived threads
+// rather than the context's copy pools: the scan decides whether the GPU
+// path (and its context) is used at all, and a few thread starts are small
+// beside the gels calls that read this much.
 template <class T> bool any_nonfinite(lint m, lint n, const T *a, lint lda) {
   using R = typename Prec<T>::real;
   const lint len = is_complex<T> ? 2 * m : m;  // a complex column as reals
