@@ -91,6 +91,7 @@ struct Context {
   DeviceBuffer matrix;     // the operand (one copy)
   DeviceBuffer workspace;  // O(n*nb) scratch
   PinnedBuffer panel;      // the diagonal block the CPU factors
+  PinnedBuffer reflectors; // the QR updates' reflectors, for the CPU to finish Q's rows if the GPU fails
 
   // Bounded pinned staging between the caller's pageable memory and the GPU.
   static constexpr int kSlots = 6;

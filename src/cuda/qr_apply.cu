@@ -6,8 +6,7 @@
 // block's unit lower trapezoid (copied with its unit triangle written out,
 // so that plain gemms do the work and A is never changed), T built on the
 // device from V**H V and tau (herk + trsm, as the hybrid geqrf does). Each
-// block reflector is applied with cuBLAS level 3 (xLARFB): left,
-// C -= V op(T) (V**H C); right, C -= (C V) op(T) V**H.
+// block reflector is applied with cuBLAS level 3 (xLARFB, block_reflector.cuh).
 //
 // xGELS keeps the hybrid geqrf's factor on the device (geqrf_hybrid.cu,
 // keep mode: every panel's T, max |a_ij| measured on the way in), uploads B,
@@ -34,6 +33,7 @@
 #include <vector>
 
 #include "cuda/blas.cuh"
+#include "cuda/block_reflector.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
@@ -210,50 +210,6 @@ template <class T> class QrSteps {
     return stored;
   }
 
-  // V (mk-by-kb, unit lower trapezoid of a) into v, and T (kb-by-kb,
-  // leading dimension ldt) from V and tau; g is kb-by-kb scratch (ldt).
-  bool form_v_t(lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const T *tau, T *t, lint ldt, T *g) {
-    using R = typename Prec<T>::real;
-    unit_lower_copy<<<grid_for(int64_t(mk) * kb), 256, 0, c_.compute_stream>>>(mk, kb, dv(a), lda, dv(v), ldv);
-    if (!launched() || !check(blas::herk(c_.blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kb, mk, R(1), v, ldv, R(0),
-                                         g, ldt),
-                              Point::kernel))
-      return false;
-    t_inverse_setup<<<grid_for(int64_t(kb) * kb, 256, 1024), 256, 0, c_.compute_stream>>>(int(kb), dv(g), int(ldt),
-                                                                                          dv(tau), dv(t), int(ldt));
-    if (!launched() || !check(blas::trsm(c_.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                                         CUBLAS_DIAG_NON_UNIT, kb, kb, T(1), g, ldt, t, ldt),
-                              Point::kernel))
-      return false;
-    fix_zero_tau<<<grid_for(kb), 256, 0, c_.compute_stream>>>(int(kb), dv(tau), dv(t), int(ldt));
-    return launched();
-  }
-
-  // Left: C (mk-by-nc) := (I - V op(T) V**H) C, W kb-by-nc (ldw >= kb).
-  // Right: C (mc-by-mk) := C (I - V op(T) V**H), W mc-by-kb (ldw >= mc).
-  // op(T) = T**H for `conj`, T otherwise.
-  bool larfb(bool left, bool conj, lint rows, lint cols, lint kb, const T *v, lint ldv, const T *t, lint ldt, T *c,
-             lint ldc, T *w, lint ldw) {
-    const cublasOperation_t opt = conj ? blas::op_c<T>() : CUBLAS_OP_N;
-    if (rows == 0 || cols == 0 || kb == 0) return true;
-    if (left)
-      return check(blas::gemm(c_.blas, blas::op_c<T>(), CUBLAS_OP_N, kb, cols, rows, T(1), v, ldv, c, ldc, T(0), w,
-                              ldw),
-                   Point::kernel) &&
-             check(blas::trmm(c_.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, opt, CUBLAS_DIAG_NON_UNIT, kb, cols,
-                              T(1), t, ldt, w, ldw, w, ldw),
-                   Point::kernel) &&
-             check(blas::gemm(c_.blas, CUBLAS_OP_N, CUBLAS_OP_N, rows, cols, kb, T(-1), v, ldv, w, ldw, T(1), c, ldc),
-                   Point::kernel);
-    return check(blas::gemm(c_.blas, CUBLAS_OP_N, CUBLAS_OP_N, rows, kb, cols, T(1), c, ldc, v, ldv, T(0), w, ldw),
-                 Point::kernel) &&
-           check(blas::trmm(c_.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, opt, CUBLAS_DIAG_NON_UNIT, rows, kb,
-                            T(1), t, ldt, w, ldw, w, ldw),
-                 Point::kernel) &&
-           check(blas::gemm(c_.blas, CUBLAS_OP_N, blas::op_c<T>(), rows, cols, kb, T(-1), w, ldw, v, ldv, T(1), c, ldc),
-                 Point::kernel);
-  }
-
   bool finish() { return check(cudaStreamSynchronize(c_.compute_stream), Point::sync); }
 
   Context &c_;
@@ -308,8 +264,8 @@ lint gels_rhs(QrSteps<T> &s, bool solve_first, lint p, lint q, const T *f, lint 
   };
   auto block = [&](lint j, bool conj) {
     const lint k0 = j * nb, kb = std::min(nb, q - k0);
-    return v_of(j) && s.larfb(true, conj, p - k0, nrhs, kb, dV, ldf, t + std::size_t(j) * nb * nb, nb, dB + k0, ldf,
-                              dW, ldw);
+    return v_of(j) && apply_block_reflector(s, true, conj, p - k0, nrhs, kb, dV, ldf, t + std::size_t(j) * nb * nb,
+                                            nb, dB + k0, ldf, dW, ldw);
   };
   bool fine = true;
   if (!solve_first) {
@@ -457,8 +413,8 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
     fine = s.check(cusolverDnXgeqrf(c->solver, params, rows, kb, t, at(k0, k0), ldf, t, dtau + k0, t, dwork, dbytes,
                                     hwork.empty() ? nullptr : hwork.data(), hbytes, dinfo),
                    Point::kernel) &&
-           s.form_v_t(rows, kb, at(k0, k0), ldf, dV, ldf, dtau + k0, tj, nb, dG) &&
-           s.larfb(true, true, rows, m - k0 - kb, kb, dV, ldf, tj, nb, at(k0, k0 + kb), ldf, dW, nb);
+           block_t(s, rows, kb, at(k0, k0), ldf, dV, ldf, dtau + k0, tj, nb, dG) &&
+           apply_block_reflector(s, true, true, rows, m - k0 - kb, kb, dV, ldf, tj, nb, at(k0, k0 + kb), ldf, dW, nb);
   }
   // tau first, then A's rows top to bottom: after a failure the leading
   // rows stored are final (with their tau) and the others hold the input.
@@ -530,9 +486,10 @@ Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda
     const lint p = backward ? npanels - 1 - i : i, k0 = p * nb, kb = std::min(nb, k - k0), mk = nq - k0;
     T *q = dQ + k0 + std::size_t(k0) * lddq;
     fine = s.put(a + k0 + std::size_t(k0) * lda, lda, mk, kb, q, lddq) &&
-           s.form_v_t(mk, kb, q, lddq, dV, lddq, dtau + k0, dT, nb, dG) &&
-           (left ? s.larfb(true, trans, mk, n, kb, dV, lddq, dT, nb, dC + k0, lddc, dW, wrows)
-                 : s.larfb(false, trans, m, mk, kb, dV, lddq, dT, nb, dC + std::size_t(k0) * lddc, lddc, dW, wrows));
+           block_t(s, mk, kb, q, lddq, dV, lddq, dtau + k0, dT, nb, dG) &&
+           (left ? apply_block_reflector(s, true, trans, mk, n, kb, dV, lddq, dT, nb, dC + k0, lddc, dW, wrows)
+                 : apply_block_reflector(s, false, trans, m, mk, kb, dV, lddq, dT, nb, dC + std::size_t(k0) * lddc,
+                                         lddc, dW, wrows));
   }
   const lint lines = left ? n : m;
   const lint stored = fine ? s.get(dC, lddc, m, n, c, ldc, !left, false) : 0;
@@ -571,8 +528,8 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
   for (lint p = npanels - 1; p >= 0 && fine; --p) {
     const lint k0 = p * nb, kb = std::min(nb, k - k0), mk = m - k0, c0 = k0 + kb;
     fine = s.put(a + k0 + std::size_t(k0) * lda, lda, mk, kb, at(k0, k0), ldd) &&
-           s.form_v_t(mk, kb, at(k0, k0), ldd, dV, ldd, dtau + k0, dT, nb, dG) &&
-           s.larfb(true, false, mk, n - c0, kb, dV, ldd, dT, nb, at(k0, c0), ldd, dW, nb) &&
+           block_t(s, mk, kb, at(k0, k0), ldd, dV, ldd, dtau + k0, dT, nb, dG) &&
+           apply_block_reflector(s, true, false, mk, n - c0, kb, dV, ldd, dT, nb, at(k0, c0), ldd, dW, nb) &&
            // the block's own columns: E - V (T V1**H), then zeros above
            s.check(blas::gemm(ctx->blas, CUBLAS_OP_N, blas::op_c<T>(), kb, kb, kb, T(1), dT, nb, dV, ldd, T(0), dE, nb),
                    Point::kernel) &&

@@ -15,8 +15,10 @@
 //            cuSOLVER QR of the rest of U gives R's rows M+1..M+P.
 //   addcols, delrows, addrows with Q: the part of the factors the update
 //            disturbs is one dense QR on the device (cuSOLVER geqrf) whose
-//            reflectors multiply Q's columns from the right (ormqr); see
-//            each function. All of Q travels: in whole, out by rows.
+//            reflectors multiply Q's columns from the right (compact-WY
+//            blocks with cuBLAS, block_reflector.cuh); see
+//            each function. Q travels in whole and out by rows, except in
+//            addrows, where only the columns that change do.
 //
 // Atomic with respect to failures: the caller's arrays are written only
 // after every device step and every download into pinned memory has
@@ -40,6 +42,7 @@
 #include <vector>
 
 #include "cuda/blas.cuh"
+#include "cuda/block_reflector.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "host/config.hpp"
@@ -266,25 +269,6 @@ template <class T> __global__ void new_rows(T *out, idx ldo, const T *u, idx ldu
       out[i + c * ldo] = c >= m + i ? u[i + c * ldu] : T(0);
 }
 
-// cuSOLVER's ormqr by type (addcols, delrows: Q times the reflectors of a
-// QR on the device, from the right).
-cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int n, int k, const float *a, int lda, const float *tau,
-                            const float *c, int ldc, int *lw) {
-  return cusolverDnSormqr_bufferSize(h, CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, m, n, k, a, lda, tau, c, ldc, lw);
-}
-cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int n, int k, const double *a, int lda, const double *tau,
-                            const double *c, int ldc, int *lw) {
-  return cusolverDnDormqr_bufferSize(h, CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, m, n, k, a, lda, tau, c, ldc, lw);
-}
-cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int n, int k, const float *a, int lda, const float *tau, float *c,
-                       int ldc, float *w, int lw, int *info) {
-  return cusolverDnSormqr(h, CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, m, n, k, a, lda, tau, c, ldc, w, lw, info);
-}
-cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int n, int k, const double *a, int lda, const double *tau,
-                       double *c, int ldc, double *w, int lw, int *info) {
-  return cusolverDnDormqr(h, CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, m, n, k, a, lda, tau, c, ldc, w, lw, info);
-}
-
 // a(i, c) = (r0 + i - j0 == c0 + c - k) over rows x cols: the identity
 // block E of addrows' extended Q (rows j0.., columns k..), zeros beside it.
 template <class T> __global__ void unit_cross(T *a, idx lda, idx rows, idx cols, idx j0, idx k, idx r0, idx c0) {
@@ -398,6 +382,17 @@ template <class T> class Update {
   }
   T *take_matrix(std::size_t elems) { return take(mat_, elems); }
   T *take_work(std::size_t elems) { return take(work_, elems); }
+  // Pinned host memory for the reflectors (HostReflectors), carved in order.
+  bool reserve_host(std::size_t elems) {
+    if (!c_.reflectors.reserve((elems + 256) * sizeof(T))) {
+      failed_ = true;
+      why_ = "out of pinned host memory";
+      return false;
+    }
+    host_ = static_cast<T *>(c_.reflectors.get());
+    return true;
+  }
+  T *take_host(std::size_t elems) { return take(host_, elems); }
 
   // Caller -> device through the upload slots: the host copies piece i+1
   // into its slot while piece i is on the wire. The slots rotate over all
@@ -553,7 +548,7 @@ template <class T> class Update {
   std::vector<std::pair<const char *, double>> marks_;
   bool failed_ = false;
   const char *why_ = nullptr;
-  T *mat_ = nullptr, *work_ = nullptr;
+  T *mat_ = nullptr, *work_ = nullptr, *host_ = nullptr;
   std::size_t staged_ = 0;
   int uploads_ = 0;  // pieces uploaded so far (slot rotation)
   std::vector<Out> outs_;
@@ -582,21 +577,23 @@ template <class T> idx block_size(idx p) {
 // The reflectors of a QR done on the device, copied to the host before any
 // result reaches the caller: Q's columns col0..col0+order-1 are multiplied
 // by them from the right. Only used when Q's rows could not all come back
-// (Update::stream_rows): the CPU then applies them to the rows left.
+// (Update::stream_rows): the CPU then applies them to the rows left. The
+// copy (into pinned memory: pageable, it took longer than the QR) is queued
+// on the compute stream; it has landed once the download stream, which
+// waits for the compute stream, has brought R in (Update::land).
 template <class T> struct HostReflectors {
   idx col0 = 0, order = 0, k = 0;
-  std::vector<T> v, tau;  // order-by-k (ld order), k
+  T *v = nullptr, *tau = nullptr;  // order-by-k (ld order), k
+  static std::size_t elems(idx order, idx k) { return k > 0 ? std::size_t(order + 1) * k + 128 : 0; }
   bool fetch(Update<T> &u, const T *dv, idx lddv, const T *dtau) {
     if (k == 0) return true;
-    v.resize(std::size_t(order) * k);
-    tau.resize(std::size_t(k));
-    // Pageable destinations: the copies have finished when these return.
-    return u.check(cudaMemcpy2DAsync(v.data(), order * sizeof(T), dv, lddv * sizeof(T), order * sizeof(T), k,
+    v = u.take_host(std::size_t(order) * k);
+    tau = u.take_host(std::size_t(k));
+    return u.check(cudaMemcpy2DAsync(v, order * sizeof(T), dv, lddv * sizeof(T), order * sizeof(T), k,
                                      cudaMemcpyDeviceToHost, u.c_.compute_stream),
                    Point::copy) &&
-           u.check(cudaMemcpyAsync(tau.data(), dtau, k * sizeof(T), cudaMemcpyDeviceToHost, u.c_.compute_stream),
-                   Point::copy) &&
-           u.check(cudaStreamSynchronize(u.c_.compute_stream), Point::sync);
+           u.check(cudaMemcpyAsync(tau, dtau, k * sizeof(T), cudaMemcpyDeviceToHost, u.c_.compute_stream),
+                   Point::copy);
   }
   // Rows q(0:rows-1, :) of the caller's Q (still the input) times H_1...H_k.
   void apply(T *q, idx ldq, idx rows) const {
@@ -604,12 +601,32 @@ template <class T> struct HostReflectors {
     const lint mm = lint(rows), nn = lint(order), kk = lint(k), ldv = lint(order), ld = lint(ldq);
     lint info = 0, lw = -1;
     T query{};
-    next::ormqr<T>("R", "N", &mm, &nn, &kk, v.data(), &ldv, tau.data(), q + col0 * ldq, &ld, &query, &lw, &info);
+    next::ormqr<T>("R", "N", &mm, &nn, &kk, v, &ldv, tau, q + col0 * ldq, &ld, &query, &lw, &info);
     lw = std::max<lint>(1, lint(query));
     std::vector<T> work(static_cast<std::size_t>(lw));
-    next::ormqr<T>("R", "N", &mm, &nn, &kk, v.data(), &ldv, tau.data(), q + col0 * ldq, &ld, work.data(), &lw, &info);
+    next::ormqr<T>("R", "N", &mm, &nn, &kk, v, &ldv, tau, q + col0 * ldq, &ld, work.data(), &lw, &info);
   }
 };
+
+// C (rows-by-order, ldc) := C * H_1 ... H_k, the reflectors of a QR done
+// on the device (a, lda: order rows; tau), as compact-WY block reflectors
+// of kRightNb at gemm rates (cuSOLVER's ormqr ran these products at a
+// fifth of that). scratch: right_scratch(rows, order) elements.
+constexpr idx kRightNb = 256;
+std::size_t right_scratch(idx rows, idx order) { return std::size_t(order + rows + 2 * kRightNb) * kRightNb + 256; }
+template <class T>
+bool apply_right(Update<T> &u, idx rows, idx order, idx k, const T *a, idx lda, const T *tau, T *c, idx ldc,
+                 T *scratch) {
+  const idx nb = kRightNb;
+  T *v = scratch, *t = v + order * nb + 64, *g = t + nb * nb + 64, *w = g + nb * nb + 64;
+  for (idx j = 0; j < k; j += nb) {
+    const idx kb = std::min(nb, k - j), mk = order - j;
+    if (!block_t(u, mk, kb, a + j + j * lda, lda, v, mk, tau + j, t, nb, g) ||
+        !apply_block_reflector(u, false, false, rows, mk, kb, v, mk, t, nb, c + j * ldc, ldc, w, rows))
+      return false;
+  }
+  return true;
+}
 
 template <class T> Result run_locked(Context &c, const std::function<Result(Update<T> &)> &f) {
   std::lock_guard<std::mutex> g(c.lock);
@@ -810,13 +827,13 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
 
 // addcols (full Q) on the device:
 //   W = Q^T*U (gemm); the rows of W below N factored (cuSOLVER geqrf) and Q's
-//   columns N..M-1 multiplied by those reflectors (ormqr); then the band, rows
+//   columns N..M-1 multiplied by those reflectors (apply_right); then the band, rows
 //   J..min(M,N+P)-1 of [W R(:,J:N)] (old R's columns after the insertion,
 //   already upper triangular there but P columns to the right), factored by a
 //   dense QR and Q's columns J..min(M,N+P)-1 multiplied by its reflectors.
 // The band's QR costs more operations than bottom-up Givens passes (about
 // H^2*(N+P-J) for a band of H rows against P*H*(N+P-J)) but runs as one
-// cuSOLVER geqrf and one ormqr at level-3 rates; the whole of Q moving both
+// cuSOLVER geqrf and blocked reflector products at level-3 rates; the whole of Q moving both
 // ways dominates the time at the sizes where the GPU is chosen.
 // What moves: Q (all of it in, for Q^T*U; its columns from J out), U in, R's
 // columns from J (their upper part) both ways. R comes back staged (atomic);
@@ -843,25 +860,25 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
     if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
     Context &c = u.c_;
-    int lw1 = 0, lw2 = 0, lw3 = 0, lw4 = 0;
+    int lw1 = 0, lw3 = 0;
     T *none = nullptr;
-    if ((pa > 0 && (!u.check(geqrf_size(c.solver, int(na), int(p), none, int(m), &lw1), Point::kernel) ||
-                    !u.check(ormqr_size(c.solver, int(m), int(na), int(pa), none, int(m), none, none, int(m), &lw2),
-                             Point::kernel))) ||
-        (kb > 0 && (!u.check(geqrf_size(c.solver, int(hb), int(cb), none, int(ldd), &lw3), Point::kernel) ||
-                    !u.check(ormqr_size(c.solver, int(m), int(hb), int(kb), none, int(ldd), none, none, int(m), &lw4),
-                             Point::kernel))))
+    if ((pa > 0 && !u.check(geqrf_size(c.solver, int(na), int(p), none, int(m), &lw1), Point::kernel)) ||
+        (kb > 0 && !u.check(geqrf_size(c.solver, int(hb), int(cb), none, int(ldd), &lw3), Point::kernel)))
       return {false, 0, u.why(), 0};
-    const std::size_t lw = std::size_t(std::max({lw1, lw2, lw3, lw4, 1}));
+    const std::size_t lw = std::size_t(std::max({lw1, lw3, 1})), sr = right_scratch(m, std::max(na, hb));
     const std::size_t mm = std::size_t(m) * m, mp = std::size_t(m) * p, rr = std::size_t(ldd) * cb;
-    if (!u.reserve(mm + 2 * mp + rr, lw + std::size_t(p) + std::size_t(kb) + 128)) return {false, 0, u.why(), 0};
+    if (!u.reserve(mm + 2 * mp + rr, lw + sr + std::size_t(p) + std::size_t(kb) + 192) ||
+        !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(hb, kb)))
+      return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(mm), *dU = u.take_matrix(mp), *dW = u.take_matrix(mp), *dR = u.take_matrix(rr);
     T *dwork = u.take_work(lw), *dtau1 = u.take_work(std::size_t(p) + 1), *dtaub = u.take_work(std::size_t(kb) + 1);
+    T *dS = u.take_work(sr);
     int *dinfo = reinterpret_cast<int *>(u.take_work(1));
     if (!u.upload(qin, q, ldq, dQ, m, 0, 0) || !u.upload(uin, uh, ldu, dU, m, 0, 0) ||
         (n > j0 && !u.upload(rin, r, ldr, dR, ldd, 0, j0 - p)) ||
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
       return {false, 0, u.why(), 0};
+    u.mark("uploaded");
     const T one(1), zero(0);
     if (n > j0) {  // old R's lower part was not uploaded (not referenced): zeros
       zero_below<T><<<grid_cols(rb, n - j0), 256, 0, c.compute_stream>>>(dR + p * ldd, ldd, rb, n - j0, j0);
@@ -876,10 +893,7 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
       below.order = na;
       below.k = pa;
       if (!u.check(geqrf(c.solver, int(na), int(p), dW + n, int(m), dtau1, dwork, int(lw), dinfo), Point::kernel) ||
-          !u.check(ormqr(c.solver, int(m), int(na), int(pa), dW + n, int(m), dtau1, dQ + n * m, int(m), dwork, int(lw),
-                         dinfo),
-                   Point::kernel) ||
-          !below.fetch(u, dW + n, m, dtau1))
+          !apply_right(u, m, na, pa, dW + n, m, dtau1, dQ + n * m, m, dS) || !below.fetch(u, dW + n, m, dtau1))
         return {false, 0, u.why(), 0};
     }
     // W's rows 0..rb-1 become the new columns j0..j0+p-1 (zeros below R_w).
@@ -895,10 +909,7 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
       band.k = kb;
       if (!u.check(geqrf(c.solver, int(hb), int(cb), dR + j0, int(ldd), dtaub, dwork, int(lw), dinfo),
                    Point::kernel) ||
-          !u.check(ormqr(c.solver, int(m), int(hb), int(kb), dR + j0, int(ldd), dtaub, dQ + j0 * m, int(m), dwork,
-                         int(lw), dinfo),
-                   Point::kernel) ||
-          !band.fetch(u, dR + j0, ldd, dtaub))
+          !apply_right(u, m, hb, kb, dR + j0, ldd, dtaub, dQ + j0 * m, m, dS) || !band.fetch(u, dR + j0, ldd, dtaub))
         return {false, 0, u.why(), 0};
       zero_below<T><<<grid_cols(hb, cb), 256, 0, c.compute_stream>>>(dR + j0, ldd, hb, cb, 0);
       if (!u.launched()) return {false, 0, u.why(), 0};
@@ -908,9 +919,11 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
         !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
         !u.download(rout, dR, ldd, 0, j0, r, ldr, m) || !u.land())
       return {false, 0, u.why(), 0};
+    u.mark("factored");
     // R is staged: from here on the update completes. Q's rows stream out;
     // the rows that do not come back get the reflectors on the CPU.
     const idx rows_done = u.stream_rows(dQ + qc0 * m, m, q + qc0 * ldq, ldq, m, m - qc0);
+    u.mark("Q streamed");
     const char *why = nullptr;
     if (rows_done < m) {
       below.apply(q + rows_done, ldq, m - rows_done);
@@ -918,6 +931,8 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
       why = "CUDA error: Q's last rows updated on the CPU";
     }
     u.finish();
+    u.mark("landed");
+    u.print_marks("qrupd_addcols");
     return {true, 0, why, lint(rows_done)};
   });
 }
@@ -932,6 +947,7 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
 // upper trapezoidal: they are the new R. Q's new factor is (Q*G) without
 // the deleted rows and its first p columns. All of Q moves both ways, R's
 // upper part both ways; R staged, Q streamed by rows as for addcols.
+// Q_d and R come first: G is found while the rest of Q comes in.
 template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_) {
   const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_;
   const idx na = std::max<idx>(0, m - n), pa = std::min(p, na);
@@ -943,28 +959,30 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
   if (!ctx) return {false, 0, context_error(), 0};
   if (std::max(m, n + p) > idx(INT32_MAX / 2)) return {false, 0, "too large for cuSOLVER's 32-bit sizes", 0};
   const std::vector<Piece> qin = pieces(0, 0, m, sizeof(T), [&](idx) { return m; });
+  const std::vector<Piece> qdin = pieces(j0, 0, m, sizeof(T), [&](idx) { return p; });
   const std::vector<Piece> rin = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kz); });
   const std::vector<Piece> rout = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kz - p); });
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
     if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
     Context &c = u.c_;
-    int lw1 = 0, lw2 = 0, lw3 = 0, lw4 = 0;
+    int lw1 = 0, lw3 = 0;
     T *none = nullptr;
-    if ((pa > 0 && (!u.check(geqrf_size(c.solver, int(na), int(p), none, int(na), &lw1), Point::kernel) ||
-                    !u.check(ormqr_size(c.solver, int(m), int(na), int(pa), none, int(na), none, none, int(m), &lw2),
-                             Point::kernel))) ||
-        !u.check(geqrf_size(c.solver, int(kz), int(cz), none, int(ldz), &lw3), Point::kernel) ||
-        !u.check(ormqr_size(c.solver, int(m), int(kz), int(kz), none, int(ldz), none, none, int(m), &lw4),
-                 Point::kernel))
+    if ((pa > 0 && !u.check(geqrf_size(c.solver, int(na), int(p), none, int(na), &lw1), Point::kernel)) ||
+        !u.check(geqrf_size(c.solver, int(kz), int(cz), none, int(ldz), &lw3), Point::kernel))
       return {false, 0, u.why(), 0};
-    const std::size_t lw = std::size_t(std::max({lw1, lw2, lw3, lw4, 1}));
+    const std::size_t lw = std::size_t(std::max({lw1, lw3, 1})), sr = right_scratch(m, std::max(na, kz));
     const std::size_t mm = std::size_t(m) * m, zz = std::size_t(ldz) * cz, xx = std::size_t(na) * p;
-    if (!u.reserve(mm + zz, xx + lw + std::size_t(p) + std::size_t(kz) + 128)) return {false, 0, u.why(), 0};
+    const std::size_t dd = std::size_t(p) * m;
+    if (!u.reserve(mm + zz, dd + xx + lw + sr + std::size_t(p) + std::size_t(kz) + 256) ||
+        !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(kz, kz)))
+      return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(mm), *dZ = u.take_matrix(zz);
-    T *dX = u.take_work(xx + 1), *dwork = u.take_work(lw), *dtau1 = u.take_work(std::size_t(p) + 1);
-    T *dtauz = u.take_work(std::size_t(kz) + 1);
+    T *dQd = u.take_work(dd), *dX = u.take_work(xx + 1), *dwork = u.take_work(lw);
+    T *dtau1 = u.take_work(std::size_t(p) + 1), *dtauz = u.take_work(std::size_t(kz) + 1), *dS = u.take_work(sr);
     int *dinfo = reinterpret_cast<int *>(u.take_work(1));
-    if (!u.upload(qin, q, ldq, dQ, m, 0, 0) || (n > 0 && !u.upload(rin, r, ldr, dZ, ldz, 0, -p)) ||
+    // G depends on Q only through the deleted rows Q_d: they come first (with
+    // R), and the device finds G while the rest of Q comes in.
+    if (!u.upload(qdin, q, ldq, dQd, p, j0, 0) || (n > 0 && !u.upload(rin, r, ldr, dZ, ldz, 0, -p)) ||
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
       return {false, 0, u.why(), 0};
     if (n > 0) {  // R's lower part was not uploaded (not referenced): zeros
@@ -972,26 +990,27 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
       if (!u.launched()) return {false, 0, u.why(), 0};
     }
     HostReflectors<T> below, band;
-    if (pa > 0) {  // X = Q_d(:, n:m)^T = H*[S; 0];  Q(:, n:m) <- Q(:, n:m) * H
+    if (pa > 0) {  // X = Q_d(:, n:m)^T = H*[S; 0];  Q_d(:, n:m) <- Q_d(:, n:m) * H
       below.col0 = n;
       below.order = na;
       below.k = pa;
-      if (!u.check(blas::geam(c.blas, blas::op_c<T>(), na, p, dQ + j0 + n * m, m, dX, na), Point::kernel) ||
+      if (!u.check(blas::geam(c.blas, blas::op_c<T>(), na, p, dQd + n * p, p, dX, na), Point::kernel) ||
           !u.check(geqrf(c.solver, int(na), int(p), dX, int(na), dtau1, dwork, int(lw), dinfo), Point::kernel) ||
-          !u.check(ormqr(c.solver, int(m), int(na), int(pa), dX, int(na), dtau1, dQ + n * m, int(m), dwork, int(lw),
-                         dinfo),
-                   Point::kernel) ||
-          !below.fetch(u, dX, na, dtau1))
+          !apply_right(u, p, na, pa, dX, na, dtau1, dQd + n * p, p, dS))
         return {false, 0, u.why(), 0};
     }
     band.col0 = 0;
     band.order = kz;
     band.k = kz;
-    if (!u.check(blas::geam(c.blas, blas::op_c<T>(), kz, p, dQ + j0, m, dZ, ldz), Point::kernel) ||
+    cudaEvent_t arrived = c.download_slots[1].dma_done;
+    if (!u.check(blas::geam(c.blas, blas::op_c<T>(), kz, p, dQd, p, dZ, ldz), Point::kernel) ||
         !u.check(geqrf(c.solver, int(kz), int(cz), dZ, int(ldz), dtauz, dwork, int(lw), dinfo), Point::kernel) ||
-        !u.check(ormqr(c.solver, int(m), int(kz), int(kz), dZ, int(ldz), dtauz, dQ, int(m), dwork, int(lw), dinfo),
-                 Point::kernel) ||
-        !band.fetch(u, dZ, ldz, dtauz))
+        !u.upload(qin, q, ldq, dQ, m, 0, 0) || !u.check(cudaEventRecord(arrived, c.upload_stream), Point::copy) ||
+        !u.check(cudaStreamWaitEvent(c.compute_stream, arrived, 0), Point::sync))
+      return {false, 0, u.why(), 0};
+    u.mark("uploaded");
+    if ((pa > 0 && (!apply_right(u, m, na, pa, dX, na, dtau1, dQ + n * m, m, dS) || !below.fetch(u, dX, na, dtau1))) ||
+        !apply_right(u, m, kz, kz, dZ, ldz, dtauz, dQ, m, dS) || !band.fetch(u, dZ, ldz, dtauz))
       return {false, 0, u.why(), 0};
     zero_below<T><<<grid_cols(kz, cz), 256, 0, c.compute_stream>>>(dZ, ldz, kz, cz, 0);
     if (!u.launched()) return {false, 0, u.why(), 0};
@@ -1001,12 +1020,14 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
         !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
         (n > 0 && !u.download(rout, dRn, ldz, 0, 0, r, ldr, mo)) || !u.land())
       return {false, 0, u.why(), 0};
+    u.mark("factored");
     // R is staged. The new Q: rows 0..j0-1 and j0+p..m-1 of Q*G, columns
     // p..m-1, into the caller's rows 0..mo-1, columns 0..mo-1, in increasing
     // row order: each caller row written is one whose old contents are no
     // longer needed (the same row, a deleted one, or one already done).
     const idx done1 = u.stream_rows(dQ + p * m, m, q, ldq, j0, mo);
     const idx done2 = done1 == j0 ? u.stream_rows(dQ + j0 + p + p * m, m, q + j0, ldq, mo - j0, mo) : 0;
+    u.mark("Q streamed");
     const char *why = nullptr;
     if (done1 < j0 || done2 < mo - j0) {
       // The CPU finishes: the old rows left times G, moved into place
@@ -1025,7 +1046,39 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
       why = "CUDA error: Q's last rows updated on the CPU";
     }
     u.finish();
+    u.mark("landed");
+    u.print_marks("qrupd_delrows");
     return {true, 0, why, lint(done1 + done2)};
+  });
+}
+
+// Q's columns k..m-1 of addrows only move: to k+p..mp-1, with zero rows
+// at j0..j0+p-1 (forward), or back (undo, when the device fails after the
+// move). Column c+p is column c's destination and column c+2p's source, so
+// the columns congruent mod p form chains that are independent of each
+// other: each chain runs from its last column (forward) or its first
+// (back), and min(p, threads) of them at once. Destinations are written
+// with non-temporal stores: nothing reads them soon.
+template <class T> void move_columns(CopyPool &pool, T *q, idx ldq, idx m, idx k, idx p, idx j0, bool forward) {
+  const idx len = (m - k + p - 1) / p;  // columns in the longest chain
+  if (m <= k || p <= 0) return;
+  const idx parts = std::min<idx>(p, pool.threads());
+  pool.run(int(parts), [&](int t) {
+    for (idx chain = t; chain < p; chain += parts)
+      for (idx i = 0; i < len; ++i) {
+        const idx c = k + chain + (forward ? len - 1 - i : i) * p;
+        if (c >= m) continue;
+        T *lo = q + c * ldq, *hi = q + (c + p) * ldq;
+        if (forward) {
+          stream_copy(hi, lo, std::size_t(j0) * sizeof(T));
+          std::fill(hi + j0, hi + j0 + p, T(0));
+          stream_copy(hi + j0 + p, lo + j0, std::size_t(m - j0) * sizeof(T));
+        } else {
+          stream_copy(lo, hi, std::size_t(j0) * sizeof(T));
+          stream_copy(lo + j0, hi + j0 + p, std::size_t(m - j0) * sizeof(T));
+        }
+      }
+    store_fence();
   });
 }
 
@@ -1034,9 +1087,10 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
 // the new rows J..J+P-1 are E's identity rows and zero elsewhere), the new
 // matrix is Qe * [R(0:k, :); U; 0]: a dense QR of Z = [R(0:k, :); U]
 // ((k+P)-by-N) gives the new R, and Qe's first k+P columns times Z's
-// reflectors the new Q's; Q's other columns only move. Q comes in whole
-// (into its new place on the device), U and R's upper part come in; R goes
-// back staged, then Q's rows stream out from the last: a new row overwrites
+// reflectors the new Q's. Q's other columns only move, which the host does
+// in place while the device computes (undone if the device fails). Q's
+// first k columns and U and R's upper part come in; R goes back staged,
+// then the k+P columns' rows stream out from the last: a new row overwrites
 // an old one whose own new row (P further down) is written already.
 template <class T>
 Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *uh, lint ldu_) {
@@ -1048,84 +1102,87 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
   if (!ctx) return {false, 0, context_error(), 0};
   if (std::max(mp, n) > idx(INT32_MAX / 2)) return {false, 0, "too large for cuSOLVER's 32-bit sizes", 0};
   auto all = [](idx rows) { return [rows](idx) { return rows; }; };
-  // Q's four blocks (rows above/below J, columns left/right of k).
-  const std::vector<Piece> q_tl = pieces(0, 0, k, sizeof(T), all(j0)), q_bl = pieces(j0, 0, k, sizeof(T), all(m - j0));
-  const std::vector<Piece> q_tr = pieces(0, k, m - k, sizeof(T), all(j0));
-  const std::vector<Piece> q_br = pieces(j0, k, m - k, sizeof(T), all(m - j0));
+  // Q's first k columns, rows above and below J.
+  const std::vector<Piece> q_t = pieces(0, 0, k, sizeof(T), all(j0)), q_b = pieces(j0, 0, k, sizeof(T), all(m - j0));
   const std::vector<Piece> rin = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, k); });
   const std::vector<Piece> uin = pieces(0, 0, n, sizeof(T), all(p));
   const std::vector<Piece> rout = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kp); });
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
     if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
     Context &c = u.c_;
-    int lw1 = 0, lw2 = 0;
+    int lw1 = 0;
     T *none = nullptr;
-    if (!u.check(geqrf_size(c.solver, int(kp), int(n), none, int(ldz), &lw1), Point::kernel) ||
-        !u.check(ormqr_size(c.solver, int(mp), int(kp), int(kz), none, int(ldz), none, none, int(mp), &lw2),
-                 Point::kernel))
+    if (!u.check(geqrf_size(c.solver, int(kp), int(n), none, int(ldz), &lw1), Point::kernel))
       return {false, 0, u.why(), 0};
-    const std::size_t lw = std::size_t(std::max({lw1, lw2, 1}));
-    const std::size_t qq = std::size_t(mp) * mp, zz = std::size_t(ldz) * n;
-    if (!u.reserve(qq + zz, lw + std::size_t(kz) + 128)) return {false, 0, u.why(), 0};
+    const std::size_t lw = std::size_t(std::max(lw1, 1)), sr = right_scratch(mp, kp);
+    const std::size_t qq = std::size_t(mp) * kp, zz = std::size_t(ldz) * n;
+    if (!u.reserve(qq + zz, lw + sr + std::size_t(kz) + 192) || !u.reserve_host(HostReflectors<T>::elems(kp, kz)))
+      return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(qq), *dZ = u.take_matrix(zz);
-    T *dwork = u.take_work(lw), *dtau = u.take_work(std::size_t(kz) + 1);
+    T *dwork = u.take_work(lw), *dtau = u.take_work(std::size_t(kz) + 1), *dS = u.take_work(sr);
     int *dinfo = reinterpret_cast<int *>(u.take_work(1));
-    if (!u.upload(q_tl, q, ldq, dQ, mp, 0, 0) || !u.upload(q_bl, q, ldq, dQ, mp, -p, 0) ||
-        !u.upload(q_tr, q, ldq, dQ, mp, 0, -p) || !u.upload(q_br, q, ldq, dQ, mp, -p, -p) ||
+    if (!u.upload(q_t, q, ldq, dQ, mp, 0, 0) || !u.upload(q_b, q, ldq, dQ, mp, -p, 0) ||
         !u.upload(rin, r, ldr, dZ, ldz, 0, 0) || !u.upload(uin, uh, ldu, dZ, ldz, -k, 0) ||
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
       return {false, 0, u.why(), 0};
-    // E: rows j0..j0+p-1 and columns k..k+p-1 of Qe; R's rows below its
-    // diagonal (not uploaded) zero.
-    unit_cross<T><<<grid_cols(p, mp), 256, 0, c.compute_stream>>>(dQ + j0, mp, p, mp, j0, k, j0, 0);
+    u.mark("uploaded");
+    // E: rows j0..j0+p-1 of Q's columns and columns k..k+p-1 of Qe; R's
+    // rows below its diagonal (not uploaded) zero.
+    unit_cross<T><<<grid_cols(p, k), 256, 0, c.compute_stream>>>(dQ + j0, mp, p, k, j0, k, j0, 0);
     unit_cross<T><<<grid_cols(mp, p), 256, 0, c.compute_stream>>>(dQ + k * mp, mp, mp, p, j0, k, 0, k);
     zero_below<T><<<grid_cols(k, n), 256, 0, c.compute_stream>>>(dZ, ldz, k, n, 0);
-    if (!u.launched()) return {false, 0, u.why(), 0};
+    bool ran = u.launched() &&
+               u.check(geqrf(c.solver, int(kp), int(n), dZ, int(ldz), dtau, dwork, int(lw), dinfo), Point::kernel) &&
+               apply_right(u, mp, kp, kz, dZ, ldz, dtau, dQ, mp, dS);
+    // The device has all it reads of Q: the other columns move meanwhile.
+    const bool moved = ran;
+    if (moved) move_columns(c.upload_copies, q, ldq, m, k, p, j0, true);
+    u.mark("moved");
     HostReflectors<T> band;
     band.col0 = 0;
     band.order = kp;
     band.k = kz;
-    if (!u.check(geqrf(c.solver, int(kp), int(n), dZ, int(ldz), dtau, dwork, int(lw), dinfo), Point::kernel) ||
-        !u.check(ormqr(c.solver, int(mp), int(kp), int(kz), dZ, int(ldz), dtau, dQ, int(mp), dwork, int(lw), dinfo),
-                 Point::kernel) ||
-        !band.fetch(u, dZ, ldz, dtau))
+    ran = ran && band.fetch(u, dZ, ldz, dtau);
+    if (ran) {
+      zero_below<T><<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dZ, ldz, kp, n, 0);
+      cudaEvent_t done = c.download_slots[0].dma_done;
+      ran = u.launched() && u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) &&
+            u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) &&
+            u.download(rout, dZ, ldz, 0, 0, r, ldr, mp) && u.land();
+    }
+    if (!ran) {
+      if (moved) move_columns(c.upload_copies, q, ldq, m, k, p, j0, false);
       return {false, 0, u.why(), 0};
-    zero_below<T><<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dZ, ldz, kp, n, 0);
-    if (!u.launched()) return {false, 0, u.why(), 0};
-    cudaEvent_t done = c.download_slots[0].dma_done;
-    if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
-        !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
-        !u.download(rout, dZ, ldz, 0, 0, r, ldr, mp) || !u.land())
-      return {false, 0, u.why(), 0};
-    const idx tail = u.stream_rows(dQ, mp, q, ldq, mp, mp, true);
+    }
+    u.mark("factored");
+    const idx tail = u.stream_rows(dQ, mp, q, ldq, mp, kp, true);
+    u.mark("Q streamed");
     const char *why = nullptr;
     if (tail < mp) {
-      // The CPU builds the rows left (0..mp-tail-1) of Qe, a chunk at a
-      // time from the last, applies Z's reflectors and writes them: a
-      // chunk's sources (old rows up to its own last) are read whole first.
+      // The CPU builds the rows left (0..mp-tail-1) of Qe's first k+p
+      // columns, a chunk at a time from the last, applies Z's reflectors
+      // and writes them: a chunk's sources (old rows up to its own last)
+      // are read whole first.
       const idx left = mp - tail, chunk = 64;
-      std::vector<T> x(std::size_t(chunk) * mp);
+      std::vector<T> x(std::size_t(chunk) * kp);
       for (idx b = left; b > 0; b -= chunk) {
         const idx a = std::max<idx>(0, b - chunk), rows = b - a;
         for (idx i = a; i < b; ++i) {
           const bool urow = i >= j0 && i < j0 + p;
           const idx src = i < j0 ? i : i - p;
-          for (idx col = 0; col < mp; ++col) {
-            T v;
-            if (col >= k && col < kp)
-              v = urow && col - k == i - j0 ? T(1) : T(0);
-            else
-              v = urow ? T(0) : q[src + (col < k ? col : col - p) * ldq];
-            x[(i - a) + col * rows] = v;
-          }
+          for (idx col = 0; col < kp; ++col)
+            x[(i - a) + col * rows] =
+                col >= k ? T(urow && col - k == i - j0 ? 1 : 0) : urow ? T(0) : q[src + col * ldq];
         }
         band.apply(x.data(), rows, rows);
-        for (idx col = 0; col < mp; ++col)
+        for (idx col = 0; col < kp; ++col)
           std::memcpy(q + a + col * ldq, x.data() + col * rows, std::size_t(rows) * sizeof(T));
       }
       why = "CUDA error: Q's first rows updated on the CPU";
     }
     u.finish();
+    u.mark("landed");
+    u.print_marks("qrupd_addrows_q");
     return {true, 0, why, lint(tail)};
   });
 }

@@ -158,10 +158,10 @@ constexpr double kCpuDirect = 4e9, kCpuBlocked = 60e9, kCpuZero = 5e9;
 constexpr double kLink = 10e9, kGpuRate = 2e12, kGpuCall = 5e-4, kGpuBlock = 4e-5, kGpuZero = 30e9;
 
 // addcols and delrows with Q run on the device as dense QRs (cuSOLVER
-// geqrf and ormqr, FP64 at about kGpuDense: an estimate from cuSOLVER's
-// rates on the H200, not yet fitted to bench/results) after all of Q has
-// come in; Q's result goes back.
-constexpr double kGpuDense = 10e12, kGpuSolverCall = 2e-4;
+// geqrf, then the reflectors applied to Q as compact-WY blocks) after all
+// of Q has come in; Q's result goes back. FP64 at about kGpuDense, the
+// rate of those steps in bench/results/update-NVIDIA-H200-2026-11-25.txt.
+constexpr double kGpuDense = 18e12, kGpuSolverCall = 2e-4;
 
 double cpu_time(double flops, double rate, double zero_bytes) { return flops / rate + zero_bytes / kCpuZero; }
 double gpu_dense_time(double bytes, double flops, int solver_calls) {
@@ -181,12 +181,16 @@ double addcols_gpu_time(double elem, double m, double n, double p, double j0) {
   return gpu_dense_time(bytes, flops, 4);
 }
 // addrows with Q: the dense QR of Z = [R(0:k, :); U] (k = min(M,N)) and
-// its reflectors applied to the first k+P columns of the grown Q.
+// its reflectors applied to the first k+P columns of the grown Q; Q's
+// other columns move on the host (min(P, 16) chains at once, kHostMove
+// each) while the device computes.
+constexpr double kHostMove = 4e9;
 double addrows_q_gpu_time(double elem, double m, double n, double p) {
   const double k = std::min(m, n), kp = k + p, kz = std::min(kp, n), mp = m + p;
   const double flops = geqrf_flops(kp, n) + ormqr_right_flops(mp, kp, kz);
-  const double bytes = elem * (m * m + mp * mp + p * n + (k * n - k * k / 2) + kp * n + kp * kz);
-  return gpu_dense_time(bytes, flops, 2);
+  const double bytes = elem * (m * k + mp * kp + p * n + (k * n - k * k / 2) + kp * n + kp * kz);
+  const double move = elem * m * (m - k) / (kHostMove * std::min(p, 16.0));
+  return gpu_dense_time(bytes, 0, 2) + std::max(move, flops / kGpuDense);
 }
 // delrows: the LQ of the deleted rows' part right of N, the dense QR of
 // Z = [Q_d(:, 0:K)^T R(0:K, :)] (K = min(M, N+P)), both applied to Q.
