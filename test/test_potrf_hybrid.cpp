@@ -113,20 +113,35 @@ template <class T> void check_failure(lint n, lint p, bool upper, bool nan) {
 
 static bool large() { return std::getenv("HQR_TEST_LARGE") != nullptr; }
 
+// Both GPU schedules where a GPU serves: the default (one trip through
+// cuSOLVER at small orders, the hybrid above) and the hybrid at every
+// order (a block size set: several panels even at these orders).
+template <class F> static void each_schedule(F f) {
+  f();
+  if (hqr_device() < 0 || large()) return;  // the large orders take the hybrid anyway
+  hqr_set_nb(128);
+  f();
+  hqr_set_nb(0);
+}
+
 template <class T> static void orders(void **) {
   std::vector<lint> sizes = {1, 2, 33, 511, 512, 513, 1000};
   if (large()) sizes.insert(sizes.end(), {4097, 10000, 20000});
-  for (lint n : sizes)
-    for (bool upper : {false, true}) check_order<T>(n, n + (n % 3 == 0 ? 0 : 5), upper);
+  each_schedule([&] {
+    for (lint n : sizes)
+      for (bool upper : {false, true}) check_order<T>(n, n + (n % 3 == 0 ? 0 : 5), upper);
+  });
 }
 
 template <class T> static void failures(void **) {
   const lint n = large() ? 3000 : 700;
-  for (bool upper : {false, true})
-    for (lint p : {lint(0), lint(511), lint(512), n / 2 + 7, n - 1}) {
-      check_failure<T>(n, p, upper, false);
-      check_failure<T>(n, p, upper, true);
-    }
+  each_schedule([&] {
+    for (bool upper : {false, true})
+      for (lint p : {lint(0), lint(511), lint(512), n / 2 + 7, n - 1}) {
+        check_failure<T>(n, p, upper, false);
+        check_failure<T>(n, p, upper, true);
+      }
+  });
 }
 
 int main() {

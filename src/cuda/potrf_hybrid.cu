@@ -29,6 +29,7 @@
 // from there on the CPU, which leaves the factor exactly as LAPACK does.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <atomic>
 #include <condition_variable>
@@ -85,27 +86,92 @@ class DevicePotrf {
   ~DevicePotrf() {
     if (params_) cusolverDnDestroyParams(params_);
   }
-  // Workspace sizes for blocks of order nb.
-  template <class T> bool init(cusolverDnHandle_t h, lint nb, T *a, lint lda) {
+  // Workspace sizes for blocks of order nb (of the given triangle).
+  template <class T>
+  bool init(cusolverDnHandle_t h, lint nb, T *a, lint lda, cublasFillMode_t fill = CUBLAS_FILL_MODE_LOWER) {
+    fill_ = fill;
     if (!ok(cusolverDnCreateParams(&params_))) return false;
     const cudaDataType t = blas::data_type<T>();
-    if (!ok(cusolverDnXpotrf_bufferSize(h, params_, CUBLAS_FILL_MODE_LOWER, nb, t, a, lda, t, &device_bytes,
-                                        &host_bytes)))
+    if (!ok(cusolverDnXpotrf_bufferSize(h, params_, fill_, nb, t, a, lda, t, &device_bytes, &host_bytes)))
       return false;
     host_.resize(host_bytes);
     return true;
   }
   template <class T> cusolverStatus_t run(cusolverDnHandle_t h, lint n, T *a, lint lda, void *work, int *info) {
     const cudaDataType t = blas::data_type<T>();
-    return cusolverDnXpotrf(h, params_, CUBLAS_FILL_MODE_LOWER, n, t, a, lda, t, work, device_bytes,
+    return cusolverDnXpotrf(h, params_, fill_, n, t, a, lda, t, work, device_bytes,
                             host_.empty() ? nullptr : host_.data(), host_bytes, info);
   }
   std::size_t device_bytes = 0, host_bytes = 0;
 
  private:
   cusolverDnParams_t params_ = nullptr;
+  cublasFillMode_t fill_ = CUBLAS_FILL_MODE_LOWER;
   std::vector<char> host_;
 };
+
+// Small orders: the referenced triangle through the pinned staging in one
+// piece, cuSOLVER's potrf on the device and back, all queued from the
+// calling thread. Up to these orders the hybrid's threads, events and
+// per-panel hand-offs cost more than that (cuSOLVER's upper potrf is the
+// slower one; bench/results/potrf-tuning-NVIDIA-H200-2026-11-25.txt). Only
+// the referenced triangle is read and written; a matrix that is not
+// positive definite comes back untouched (ran = false), and the CPU
+// factors it as LAPACK does.
+constexpr lint kOneTripLower = 1280, kOneTripUpper = 512;
+
+// Columns c0..c1-1 of the referenced triangle, from one array to another.
+template <class T> void copy_triangle(bool upper, lint n, lint c0, lint c1, const T *s, lint lds, T *d, lint ldd) {
+  for (lint j = c0; j < c1; ++j) {
+    const lint r0 = upper ? 0 : j, r1 = upper ? j + 1 : n;
+    std::memcpy(d + r0 + std::size_t(j) * ldd, s + r0 + std::size_t(j) * lds, std::size_t(r1 - r0) * sizeof(T));
+  }
+}
+// The same over a pool, in pieces of about equal area.
+template <class T> void copy_triangle(CopyPool &pool, bool upper, lint n, const T *s, lint lds, T *d, lint ldd) {
+  const int parts = int(std::min<lint>(pool.threads(), std::max<lint>(1, n / 64)));
+  auto edge = [&](int k) {  // the column where piece k starts: equal shares of n*n/2
+    const double f = std::sqrt(double(k) / parts);
+    return upper ? lint(n * f) : n - lint(n * std::sqrt(1.0 - double(k) / parts));
+  };
+  pool.run(parts, [&](int k) {
+    copy_triangle(upper, n, k == 0 ? 0 : edge(k), k + 1 == parts ? n : edge(k + 1), s, lds, d, ldd);
+  });
+}
+
+template <class T> Result potrf_one_trip(Context &c, bool upper, lint n, T *a, lint lda) {
+  using fault::Point;
+  const std::size_t elems = std::size_t(n) * n;
+  if (elems * sizeof(T) + sizeof(int) > c.staging_memory.size()) return {false, 0, "matrix larger than staging", 0};
+  T *pin = static_cast<T *>(c.staging_memory.get());
+  int *hinfo = reinterpret_cast<int *>(pin + elems);
+  DevicePotrf solver;
+  bool fine = !fault::hit(Point::alloc) && c.matrix.reserve(elems * sizeof(T));
+  T *d = static_cast<T *>(c.matrix.get());
+  fine = fine && solver.init(c.solver, n, d, n, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER) &&
+         c.workspace.reserve(solver.device_bytes + 256 + sizeof(int));
+  if (!fine) return {false, 0, "GPU out of memory", 0};
+  const std::size_t ws = (solver.device_bytes + 255) / 256 * 256;
+  int *dinfo = reinterpret_cast<int *>(static_cast<char *>(c.workspace.get()) + ws);
+  copy_triangle(c.upload_copies, upper, n, a, lda, pin, n);
+  cudaStream_t st = c.compute_stream;
+  fine = ok(cudaMemcpyAsync(d, pin, elems * sizeof(T), cudaMemcpyHostToDevice, st)) && !fault::hit(Point::copy) &&
+         ok(solver.run(c.solver, n, d, n, c.workspace.get(), dinfo)) && !fault::hit(Point::kernel) &&
+         ok(cudaMemcpyAsync(pin, d, elems * sizeof(T), cudaMemcpyDeviceToHost, st)) &&
+         ok(cudaMemcpyAsync(hinfo, dinfo, sizeof(int), cudaMemcpyDeviceToHost, st)) && !fault::hit(Point::copy) &&
+         ok(cudaStreamSynchronize(st)) && !fault::hit(Point::sync);
+  if (!fine) {
+    cudaStreamSynchronize(st);
+    (void)cudaGetLastError();
+    return {false, 0, "CUDA error", 0};
+  }
+  // cuSOLVER does not stop at a NaN pivot (it tests `<= 0`); LAPACK does.
+  bool nan = false;
+  for (lint j = 0; j < n && !nan; ++j) nan = std::isnan(std::real(pin[j + std::size_t(j) * n]));
+  if (*hinfo != 0 || nan) return {false, 0, "leading minor not positive definite: LAPACK factors it", 0};
+  copy_triangle(c.download_copies, upper, n, pin, n, a, lda);
+  return {true, 0, nullptr, 0};
+}
 
 template <class T> class HybridPotrf {
  public:
@@ -520,6 +586,9 @@ template <class T> Result potrf(bool upper, lint n, T *a, lint lda) {
   const int nb_setting = config::nb();
   // Block sizes measured on the H200 (bench/results/): the CPU factors 512
   // blocks in time; on the GPU 768 is best at n = 8192 and 1024 from 16384.
+  // HQR_NB (or HQR_PANEL=cpu) asks for the hybrid schedule at any order.
+  if (nb_setting <= 0 && mode == Panel::gpu && n <= (upper ? kOneTripUpper : kOneTripLower))
+    return potrf_one_trip(*c, upper, n, a, lda);
   lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 512 : n >= 16384 ? 1024 : 768;
   // Upper: a diagonal block must fit one staging slot (see chunks()), so
   // that a failed pivot is seen before any piece of its panel is stored.

@@ -23,11 +23,12 @@ namespace {
 
 // No GPU path pays below this order: the transfers and launches alone cost
 // more than the CPU's whole factorization (measured on the H200 host:
-// bench/results/).
-constexpr long kMinGpuOrder = 512;
+// bench/results/; potrf's one trip through cuSOLVER beats the CPU from 256,
+// potrf-tuning-NVIDIA-H200-2026-11-25.txt).
+constexpr long kMinGpuOrder = 256;
 // The crossover is searched on these orders; past the last one the CPU is
 // never faster on a machine that has a data-centre GPU.
-constexpr long kProbeOrders[] = {512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192};
+constexpr long kProbeOrders[] = {256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192};
 
 const char *key(Routine r) {
   switch (r) {

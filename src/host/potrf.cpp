@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu/blas.hpp"
+#include "config.hpp"
 #include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
@@ -97,7 +98,12 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
   Trace trace(name, flops::potrf<T>(*n));
   trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
   const bool upper = lsame(uplo, 'U');
-  const Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, probe<T>);
+  // The crossover is measured on the lower triangle; cuSOLVER's upper potrf
+  // (the GPU's path there below order 512) is the slower one, and loses to
+  // the CPU below 512 (bench/results/potrf-tuning-NVIDIA-H200-2026-11-25.txt).
+  const Decision d = upper && *n < 512 && config::gpu_min_n() < 0
+                         ? Decision{Path::cpu, "below the GPU crossover for upper"}
+                         : choose_path(Routine::potrf, Prec<T>::letter, *n, probe<T>);
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potrf(upper, *n, a, *lda);
     if (r.ran) {
