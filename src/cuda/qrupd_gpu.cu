@@ -15,10 +15,10 @@
 //            cuSOLVER QR of the rest of U gives R's rows M+1..M+P.
 //   addcols, delrows, addrows with Q: the part of the factors the update
 //            disturbs is one dense QR on the device (cuSOLVER geqrf) whose
-//            reflectors multiply Q's columns from the right (compact-WY
-//            blocks with cuBLAS, block_reflector.cuh); see
-//            each function. Q travels in whole and out by rows, except in
-//            addrows, where only the columns that change do.
+//            reflectors multiply Q's columns from the right as compact-WY
+//            blocks (cuBLAS, block_reflector.cuh); see each function. Q
+//            travels in whole and out by rows, except in addrows, where
+//            only the columns that change do.
 //
 // Atomic with respect to failures: the caller's arrays are written only
 // after every device step and every download into pinned memory has
@@ -610,8 +610,8 @@ template <class T> struct HostReflectors {
 
 // C (rows-by-order, ldc) := C * H_1 ... H_k, the reflectors of a QR done
 // on the device (a, lda: order rows; tau), as compact-WY block reflectors
-// of kRightNb at gemm rates (cuSOLVER's ormqr ran these products at a
-// fifth of that). scratch: right_scratch(rows, order) elements.
+// of kRightNb at gemm rates (cuSOLVER's ormqr ran these products at about
+// 12 TFLOP/s). scratch: right_scratch(rows, order) elements.
 constexpr idx kRightNb = 256;
 std::size_t right_scratch(idx rows, idx order) { return std::size_t(order + rows + 2 * kRightNb) * kRightNb + 256; }
 template <class T>
