@@ -98,12 +98,12 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
   Trace trace(name, flops::potrf<T>(*n));
   trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
   const bool upper = lsame(uplo, 'U');
+  Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, probe<T>);
   // The crossover is measured on the lower triangle; cuSOLVER's upper potrf
   // (the GPU's path there below order 512) is the slower one, and loses to
   // the CPU below 512 (bench/results/potrf-tuning-NVIDIA-H200-2026-11-25.txt).
-  const Decision d = upper && *n < 512 && config::gpu_min_n() < 0
-                         ? Decision{Path::cpu, "below the GPU crossover for upper"}
-                         : choose_path(Routine::potrf, Prec<T>::letter, *n, probe<T>);
+  if (d.path == Path::gpu && upper && *n < 512 && config::gpu_min_n() < 0)
+    d = {Path::cpu, "below the measured GPU crossover for uplo U"};
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potrf(upper, *n, a, *lda);
     if (r.ran) {
