@@ -1060,8 +1060,8 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
 // (back), and min(p, threads) of them at once. Destinations are written
 // with non-temporal stores: nothing reads them soon.
 template <class T> void move_columns(CopyPool &pool, T *q, idx ldq, idx m, idx k, idx p, idx j0, bool forward) {
-  const idx len = (m - k + p - 1) / p;  // columns in the longest chain
   if (m <= k || p <= 0) return;
+  const idx len = (m - k + p - 1) / p;  // columns in the longest chain
   const idx parts = std::min<idx>(p, pool.threads());
   pool.run(int(parts), [&](int t) {
     for (idx chain = t; chain < p; chain += parts)
