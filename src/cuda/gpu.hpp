@@ -29,11 +29,12 @@ template <class T> Result potrf(bool upper, lint n, T *a, lint lda);
 // Hybrid triangular inverse, U*U**H (L**H*L) and Cholesky inverse, host
 // memory in and out (inverse_hybrid.cu). The caller has checked the
 // arguments and, for trtri (diag 'N') and potri, that the diagonal holds no
-// zero. `resume` counts leading lines of the result final in the caller's
-// array, the rest still being the input: trtri, columns ('U') or rows ('L');
-// lauum and potri, rows ('U') or columns ('L'). The CPU finishes trtri with
-// the trailing block's inverse and two trmm (host/inverse.hpp), lauum and
-// potri with lauum or potri of the trailing diagonal block alone.
+// zero. `resume` counts lines of the result final in the caller's array,
+// the rest still being the input: trtri, leading ('U') or trailing ('L')
+// columns; lauum and potri, leading rows ('U') or columns ('L'). The CPU
+// finishes trtri with the other diagonal block's inverse and two trmm
+// (host/inverse.hpp), lauum and potri with lauum or potri of the trailing
+// diagonal block alone.
 template <class T> Result trtri(bool upper, bool unit, lint n, T *a, lint lda);
 template <class T> Result lauum(bool upper, lint n, T *a, lint lda);
 template <class T> Result potri(bool upper, lint n, T *a, lint lda);

@@ -27,9 +27,16 @@
 // Transfers move only the referenced triangle, in slabs of one block:
 //   in-slab k:  'U' rows 0..j1 of columns j0..j1; 'L' rows j0..j1 of columns 0..j1
 //   out-slab k: 'U' rows j0..j1 of columns j0..n; 'L' rows j0..n of columns j0..j1
-// Uploads are in-slabs in order, so the recursion (leftmost first) starts
-// while the rest still arrives. Results leave as soon as final:
-//   trtri: after each node on the left edge (blocks 0..k1), its in-slabs;
+// Column slabs are whole runs of the caller's columns; row slabs are short
+// strided pieces of them, which the host copies more slowly. So uploads are
+// column slabs: in-slabs in order for 'U', out-slabs from the last for 'L',
+// and for 'L' the inverse recursion goes right half first (the mirror image
+// of 'U': the persymmetric flip J*L*J is upper triangular and keeps columns
+// columns), so that it starts while the rest still arrives. Results leave as
+// soon as final:
+//   trtri 'U': after each node on the left edge (blocks 0..k1), its in-slabs;
+//   trtri 'L': after each node on the right edge (blocks k0..np), its
+//          out-slabs, from the last;
 //   lauum, potri: after each merge on the right edge (blocks km..np), the
 //          out-slabs of its left half, then the right edge's last leaf.
 // On those edges a merge's last product runs in pieces along the final
@@ -43,7 +50,8 @@
 // Stopping early (gpu.hpp, Result::resume): results are final where they are
 // stored, and the slabs are stored in pieces of whole columns or rows along
 // the order in which they become final, so the caller's array always holds
-// the leading `resume` columns or rows of the result and the input elsewhere.
+// `resume` leading (trtri 'L': trailing) columns or rows of the result and
+// the input elsewhere.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -164,7 +172,8 @@ template <class T> class HybridInverse {
   HybridInverse(Context &c, Op op, bool upper, bool unit, lint n, T *a, lint lda, lint nb)
       : c_(c), op_(op), upper_(upper), unit_(unit), n_(n), a_(a), lda_(lda), nb_(nb), np_((n + nb - 1) / nb),
         ldda_((n + 31) / 32 * 32), leaf_(std::max(nb, leaf_order())), pieces_(edge_pieces()),
-        fill_(upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER) {}
+        fill_(upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER), reverse_(!upper),
+        final_reverse_(!upper && op == Op::trtri) {}
 
   Result run() {
     start_ = clk::now();
@@ -227,7 +236,8 @@ template <class T> class HybridInverse {
   double since_start() const { return std::chrono::duration<double>(clk::now() - start_).count(); }
 
   // HQR_VERBOSE=2: where the time went (host clock from the call's start;
-  // the GPU phases from the compute stream's first command).
+  // the GPU phases from the compute stream's first command; for lauum the
+  // first GPU phase is the wait for the uploads).
   void report() {
     float inverse = 0, product = 0;
     cudaEventElapsedTime(&inverse, phase_ev_[0], phase_ev_[1]);
@@ -257,8 +267,10 @@ template <class T> class HybridInverse {
     return upper_ ? Rect{j0, j0, jb, n_ - j0} : Rect{j0, j0, n_ - j0, jb};
   }
   // The direction in which results become final, which Result::resume
-  // counts: columns for trtri 'U' and lauum 'L', rows otherwise.
-  Cut final_cut() const { return (op_ == Op::trtri) == upper_ ? Cut::columns : Cut::rows; }
+  // counts: columns for trtri and for 'L', rows for lauum and potri 'U'.
+  Cut final_cut() const { return op_ == Op::trtri || !upper_ ? Cut::columns : Cut::rows; }
+  // Block at position k of the upload and inverse order.
+  lint in_order(lint k) const { return reverse_ ? np_ - 1 - k : k; }
 
   // Threads start on device 0: make the serving device current.
   bool on_device() {
@@ -275,14 +287,16 @@ template <class T> class HybridInverse {
 
   // ---- upload ---------------------------------------------------------------
 
-  // Caller -> pinned slot -> device, in-slab by in-slab. Whole rectangles
+  // Caller -> pinned slot -> device, slab by slab (position k of the upload
+  // order is block in_order(k); arrived_[k] marks it). Whole rectangles
   // move, so a diagonal block's other half carries whatever the caller's
   // other triangle holds; the device never reads it and it never comes back.
   void upload() {
     if (!on_device()) return;
     int slot = 0;
     for (lint k = 0; k < np_; ++k) {
-      for (const Rect &r : chunks(in_slab(k), sizeof(T), Cut::columns)) {
+      const lint b = in_order(k);
+      for (const Rect &r : chunks(upper_ ? in_slab(b) : out_slab(b), sizeof(T), Cut::columns)) {
         StagingSlot &s = c_.upload_slots[slot++ % Context::kSlots];
         if (!check(Point::sync, cudaEventSynchronize(s.dma_done))) return;
         copy_block(c_.upload_copies, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, s.host, r.m);
@@ -300,7 +314,8 @@ template <class T> class HybridInverse {
   // ---- download -------------------------------------------------------------
 
   // Device -> pinned slot -> caller, each slab once final (in-slabs for
-  // trtri, out-slabs for lauum and potri). DMAs run up to kSlots pieces ahead
+  // trtri 'U', out-slabs otherwise), in the order they turn final (position
+  // k: block k, or np-1-k for trtri 'L'). DMAs run up to kSlots pieces ahead
   // of the host copies.
   void download() {
     if (!on_device()) return;
@@ -322,7 +337,10 @@ template <class T> class HybridInverse {
         waited = final_of_[k];
         if (!check(Point::sync, cudaStreamWaitEvent(c_.download_stream, final_ev_[waited], 0))) return;
       }
-      for (const Rect &r : chunks(op_ == Op::trtri ? in_slab(k) : out_slab(k), sizeof(T), final_cut())) {
+      const lint b = final_reverse_ ? np_ - 1 - k : k;
+      std::vector<Rect> pieces = chunks(op_ == Op::trtri && upper_ ? in_slab(b) : out_slab(b), sizeof(T), final_cut());
+      if (final_reverse_) std::reverse(pieces.begin(), pieces.end());
+      for (const Rect &r : pieces) {
         if (pending.size() == std::size_t(Context::kSlots)) drain_one();
         StagingSlot &s = c_.download_slots[slot++ % Context::kSlots];
         if (!check(Point::copy, cudaMemcpy2DAsync(s.host, r.m * sizeof(T), dev(r.r0, r.c0), ldda_ * sizeof(T),
@@ -336,26 +354,37 @@ template <class T> class HybridInverse {
   }
 
   // Pinned -> caller: piece r of a slab, only the elements of the
-  // referenced triangle (without the diagonal for a unit trtri).
+  // referenced triangle (without the diagonal for a unit trtri). Whole
+  // columns go with streaming stores, as potrf's: the caller will not read
+  // them soon. Pieces of rows (a few KiB per column) go with memcpy. Both
+  // measured on the H200, 16384: streaming stores took trtri and potri 'L'
+  // from 0.08-0.10 s and 0.117-0.128 s to 0.071-0.074 and 0.107-0.110, and
+  // made lauum 'U' slower (0.094 to 0.099-0.106).
   void store(const Rect &r, const T *staged) {
     const lint skip = op_ == Op::trtri && unit_ ? 1 : 0;
+    const bool stream = final_cut() == Cut::columns;
     for_pieces(c_.download_copies, r.n, [&](lint j0, lint j1) {
       for (lint jj = j0; jj < j1; ++jj) {
         const lint j = r.c0 + jj;
         const lint lo = upper_ ? r.r0 : std::max(r.r0, j + skip);
         const lint hi = upper_ ? std::min(r.r0 + r.m, j + 1 - skip) : r.r0 + r.m;
-        if (hi > lo)
-          std::memcpy(host(lo, j), staged + (lo - r.r0) + std::size_t(jj) * r.m, std::size_t(hi - lo) * sizeof(T));
+        if (hi <= lo) continue;
+        const T *from = staged + (lo - r.r0) + std::size_t(jj) * r.m;
+        if (stream)
+          stream_copy(host(lo, j), from, std::size_t(hi - lo) * sizeof(T));
+        else
+          std::memcpy(host(lo, j), from, std::size_t(hi - lo) * sizeof(T));
       }
+      if (stream) store_fence();
     });
-    stored_ = final_cut() == Cut::columns ? r.c0 + r.n : r.r0 + r.m;
+    stored_ = final_reverse_ ? n_ - r.c0 : final_cut() == Cut::columns ? r.c0 + r.n : r.r0 + r.m;
   }
 
   // ---- diagonal blocks on the CPU -------------------------------------------
 
-  // Worker w: diagonal blocks w, w + kDiagWorkers, ... from the caller's
-  // array (which nothing writes before the block's leaf has used them) to
-  // the device workspace.
+  // Worker w: the diagonal blocks at positions w, w + kDiagWorkers, ... of
+  // the upload order, from the caller's array (which nothing writes before
+  // the block's leaf has used them) to the device workspace.
   void diagonals_on_cpu(int w) {
     try {
       if (!on_device()) return;
@@ -363,8 +392,8 @@ template <class T> class HybridInverse {
       T *inv = static_cast<T *>(c_.panel.get()) + 2 * block * w, *lau = inv + block;
       std::vector<T> work(upper_ ? 0 : block);  // trti2 and lauu2 run 'L' on a transposed copy
       cudaEvent_t uploaded = nullptr;           // the last upload from this worker's blocks
-      for (lint k = w; k < np_ && !board_.failed(); k += kDiagWorkers) {
-        const lint j0 = first(k), jb = width(k);
+      for (lint p = w; p < np_ && !board_.failed(); p += kDiagWorkers) {
+        const lint k = in_order(p), j0 = first(k), jb = width(k);
         if (uploaded && !check(Point::sync, cudaEventSynchronize(uploaded))) return;
         if (has_inverse()) {
           load_diagonal(j0, jb, inv);
@@ -409,6 +438,8 @@ template <class T> class HybridInverse {
 
   void compute() {
     bool ok_ = check(Point::sync, cudaEventRecord(phase_ev_[0], c_.compute_stream));
+    // lauum's first merge (the root's) reads the whole triangle anyway.
+    if (ok_ && op_ == Op::lauum) ok_ = arrived(in_order(np_ - 1));
     if (ok_ && has_inverse()) ok_ = inverse(0, np_);
     ok_ = ok_ && check(Point::sync, cudaEventRecord(phase_ev_[1], c_.compute_stream));
     if (ok_ && has_product()) ok_ = product(0, np_, true);
@@ -417,12 +448,14 @@ template <class T> class HybridInverse {
     if (!ok_) board_.fail();
   }
 
-  // The compute stream waits for the in-slabs up to block k.
+  // The compute stream waits for the slabs up to block k in the upload order
+  // (blocks 0..k for 'U', k..np-1 for 'L').
   bool arrived(lint k) {
-    if (k < waited_upload_) return true;
-    waited_upload_ = k + 1;
-    return board_.wait([&] { return uploaded_ > k; }) &&
-           check(Point::sync, cudaStreamWaitEvent(c_.compute_stream, arrived_[k], 0));
+    const lint p = reverse_ ? np_ - 1 - k : k;
+    if (p < waited_upload_) return true;
+    waited_upload_ = p + 1;
+    return board_.wait([&] { return uploaded_ > p; }) &&
+           check(Point::sync, cudaStreamWaitEvent(c_.compute_stream, arrived_[p], 0));
   }
   // ... and for diagonal block k from the CPU, which it copies into place.
   bool leaf(lint k, const T *block) {
@@ -432,41 +465,43 @@ template <class T> class HybridInverse {
            check(Point::copy, cudaMemcpy2DAsync(dev(j0, j0), ldda_ * sizeof(T), block, nb_ * sizeof(T),
                                                 jb * sizeof(T), jb, cudaMemcpyDeviceToDevice, c_.compute_stream));
   }
-  // Blocks final_ .. k1-1 are final once the stream gets here.
-  bool now_final(lint k1) {
-    const lint k0 = final_;
-    if (k1 <= k0) return true;
-    if (!check(Point::sync, cudaEventRecord(final_ev_[k0], c_.compute_stream))) return false;
+  // Blocks g0..g1-1, and all before them in the order results turn final
+  // (from block 0, or from the last for trtri 'L'), are final once the
+  // stream gets here. final_ and final_of_ count positions in that order.
+  bool now_final(lint g0, lint g1) {
+    const lint p0 = final_, p1 = final_reverse_ ? np_ - g0 : g1;
+    if (p1 <= p0) return true;
+    if (!check(Point::sync, cudaEventRecord(final_ev_[p0], c_.compute_stream))) return false;
     board_.post([&] {
-      for (lint k = k0; k < k1; ++k) final_of_[k] = k0;
-      final_ = k1;
+      for (lint p = p0; p < p1; ++p) final_of_[p] = p0;
+      final_ = p1;
     });
     return true;
   }
 
-  // Blocks k0..k1-1 of the triangle := its inverse. Of the two products
-  // of a merge, the one that keeps the final cut's lines independent ('U':
-  // X11 from the left on U12's columns; 'L': X11 from the right on L21's
-  // rows) goes last, in pieces: on the left edge (trtri) each piece's
-  // blocks turn final at once and travel while the next pieces compute.
+  // Blocks k0..k1-1 of the triangle := its inverse, the halves in upload
+  // order. Of the two products of a merge, the one from the left goes last,
+  // in pieces of columns (each independent): on trtri's edge (the left one
+  // for 'U', the right one for 'L') each piece's blocks turn final at once
+  // and travel while the next pieces compute.
   bool inverse(lint k0, lint k1) {
-    const bool left_edge = k0 == 0 && op_ == Op::trtri;
-    if (k1 - k0 == 1) return arrived(k0) && leaf(k0, inv_block(k0)) && (!left_edge || now_final(k1));
+    const bool edge = op_ == Op::trtri && (upper_ ? k0 == 0 : k1 == np_);
+    if (k1 - k0 == 1) return arrived(k0) && leaf(k0, inv_block(k0)) && (!edge || now_final(k0, k1));
     const lint km = k0 + (k1 - k0 + 1) / 2;
-    if (!inverse(k0, km) || !inverse(km, k1)) return false;
+    if (upper_ ? !inverse(k0, km) || !inverse(km, k1) : !inverse(km, k1) || !inverse(k0, km)) return false;
     const lint c0 = first(k0), m = first(km), c1 = end_of(k1);
     const auto diag = unit_ ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
-    if (upper_)  // U12 := -X11 * (U12 * X22)
+    if (upper_)  // U12 := -X11 * (U12 * X22), by U12's columns (blocks km..k1-1)
       return trmm_in_place(CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, diag, m - c0, c1 - m, T(-1), dev(m, m), dev(c0, m)) &&
-             by_pieces(km, k1, left_edge, [&](lint j0, lint j1) {
+             by_pieces(km, k1, edge, [&](lint j0, lint j1) {
                return trmm_in_place(CUBLAS_SIDE_LEFT, CUBLAS_OP_N, diag, m - c0, j1 - j0, T(1), dev(c0, c0),
                                     dev(c0, j0));
              });
-    // L21 := -(X22 * L21) * X11
-    return trmm_in_place(CUBLAS_SIDE_LEFT, CUBLAS_OP_N, diag, c1 - m, m - c0, T(1), dev(m, m), dev(m, c0)) &&
-           by_pieces(km, k1, left_edge, [&](lint i0, lint i1) {
-             return trmm_in_place(CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, diag, i1 - i0, m - c0, T(-1), dev(c0, c0),
-                                  dev(i0, c0));
+    // L21 := -X22 * (L21 * X11), by L21's columns (blocks k0..km-1)
+    return trmm_in_place(CUBLAS_SIDE_RIGHT, CUBLAS_OP_N, diag, c1 - m, m - c0, T(-1), dev(c0, c0), dev(m, c0)) &&
+           by_pieces(k0, km, edge, [&](lint j0, lint j1) {
+             return trmm_in_place(CUBLAS_SIDE_LEFT, CUBLAS_OP_N, diag, c1 - m, j1 - j0, T(1), dev(m, m),
+                                  dev(m, j0));
            });
   }
 
@@ -477,8 +512,7 @@ template <class T> class HybridInverse {
   // (Measured on the H200: also splitting W11's update along the pieces,
   // so that the first piece turns final sooner, made lauum 'L' slower.)
   bool product(lint k0, lint k1, bool right_edge) {
-    if (op_ == Op::lauum && !arrived(k1 - 1)) return false;
-    if (k1 - k0 == 1) return leaf(k0, lau_block(k0)) && (!right_edge || now_final(k1));
+    if (k1 - k0 == 1) return leaf(k0, lau_block(k0)) && (!right_edge || now_final(k0, k1));
     const lint km = k0 + (k1 - k0 + 1) / 2;
     if (!product(k0, km, false)) return false;
     const lint c0 = first(k0), m = first(km), c1 = end_of(k1);
@@ -499,13 +533,14 @@ template <class T> class HybridInverse {
   }
 
   // Runs f(start, end) over the rows or columns of blocks g0..g1-1: in one
-  // go, or on an edge in pieces_ pieces in order, the blocks of each
-  // piece made final as soon as it is queued.
+  // go, or on an edge in pieces_ pieces in the order results turn final,
+  // the blocks of each piece made final as soon as it is queued.
   template <class F> bool by_pieces(lint g0, lint g1, bool edge, F f) {
     const lint parts = edge ? std::min<lint>(pieces_, g1 - g0) : 1;
-    for (lint q = 0; q < parts; ++q) {
+    for (lint i = 0; i < parts; ++i) {
+      const lint q = final_reverse_ ? parts - 1 - i : i;
       const lint a = g0 + (g1 - g0) * q / parts, b = g0 + (g1 - g0) * (q + 1) / parts;
-      if (!f(first(a), end_of(b)) || (edge && !now_final(b))) return false;
+      if (!f(first(a), end_of(b)) || (edge && !now_final(a, b))) return false;
     }
     return true;
   }
@@ -587,18 +622,21 @@ template <class T> class HybridInverse {
   T *const a_;
   const lint lda_, nb_, np_, ldda_, leaf_, pieces_;
   const cublasFillMode_t fill_;
+  // 'L': uploads and the inverse recursion run from the last block (see the
+  // top); trtri 'L': results also turn final from the last block.
+  const bool reverse_, final_reverse_;
   T *dA_ = nullptr, *dW_ = nullptr, *dInv_ = nullptr, *dLau_ = nullptr;
 
-  std::vector<cudaEvent_t> arrived_;   // per block: its in-slab is on the device
+  std::vector<cudaEvent_t> arrived_;   // per upload position: its slab is on the device
   std::vector<cudaEvent_t> diag_up_;   // per block: its diagonal results are in workspace
-  std::vector<cudaEvent_t> final_ev_;  // per group of blocks that turn final at once (indexed by the first)
+  std::vector<cudaEvent_t> final_ev_;  // per group of blocks that turn final at once (indexed by its first position)
   std::vector<cudaEvent_t> phase_ev_;  // compute stream: start, inverse done, product done (timing)
 
   Board board_;  // guards the counters below
-  lint uploaded_ = 0, final_ = 0;
+  lint uploaded_ = 0, final_ = 0;  // positions in the upload and final orders
   std::vector<char> diag_done_;
-  std::vector<lint> final_of_;  // per block: the final_ev_ that makes it final
-  lint waited_upload_ = 0;      // compute thread: in-slabs the compute stream has waited for
+  std::vector<lint> final_of_;  // per final position: the final_ev_ that makes it final
+  lint waited_upload_ = 0;      // compute thread: upload positions the compute stream has waited for
   lint stored_ = 0;             // download thread: leading columns or rows final in the caller's array (final_cut)
   clk::time_point start_;
   double uploads_done_ = 0, diagonals_done_ = 0, queued_ = 0;  // HQR_VERBOSE=2

@@ -25,24 +25,26 @@ template <class T> lint first_zero_diagonal(lint n, const T *a, lint lda) {
   return 0;
 }
 
-// trtri, with the first j (> 0) columns ('U') or rows ('L') of the inverse
-// final and the rest still the input (nonsingular):
-//   'U': U22 = inv(U22); U12 = -inv(U11) * U12 * inv(U22)
-//   'L': L22 = inv(L22); L21 = -inv(L22) * L21 * inv(L11)
-template <class T> void finish_trtri(bool upper, bool unit, lint n, lint j, T *a, lint lda) {
-  const lint m = n - j;
-  if (m == 0) return;
+// trtri, with `done` (> 0) columns of the inverse final, the first ('U') or
+// the last ('L'), and the rest still the input (nonsingular):
+//   'U', j = done:     U22 = inv(U22); U12 = -inv(U11) * U12 * inv(U22)
+//   'L', j = n - done: L21 = -inv(L22) * L21 * inv(L11), with inv(L22)
+//                      already in place; L11 = inv(L11)
+template <class T> void finish_trtri(bool upper, bool unit, lint n, lint done, T *a, lint lda) {
+  const lint j = upper ? done : n - done, m = n - j;
+  if (upper ? m == 0 : j == 0) return;
   const char uplo = upper ? 'U' : 'L', diag = unit ? 'U' : 'N';
   T *a22 = a + j + std::size_t(j) * lda;
   lint info = 0;
-  next::trtri(&uplo, &diag, &m, a22, &lda, &info);
   if (upper) {
+    next::trtri(&uplo, &diag, &m, a22, &lda, &info);
     T *a12 = a + std::size_t(j) * lda;
     blas::trmm<T>('L', 'U', 'N', diag, j, m, T(-1), a, lda, a12, lda);
     blas::trmm<T>('R', 'U', 'N', diag, j, m, T(1), a22, lda, a12, lda);
   } else {
     T *a21 = a + j;
     blas::trmm<T>('L', 'L', 'N', diag, m, j, T(-1), a22, lda, a21, lda);
+    next::trtri(&uplo, &diag, &j, a, &lda, &info);
     blas::trmm<T>('R', 'L', 'N', diag, m, j, T(1), a, lda, a21, lda);
   }
 }
