@@ -7,12 +7,17 @@
 // and a ragged last one); padding and unreferenced entries unchanged byte
 // for byte; INFO for singular triangles equal to the reference LAPACK's.
 // Also hqr's own diagonal-block kernels (src/cpu/trti2, lauu2), which only
-// the hybrid path calls, against the same ratios.
+// the hybrid path calls, against the same ratios, and the CPU finishers that
+// complete a GPU call stopped partway (src/host/inverse.hpp).
 #include "testing.hpp"
 
-// The kernels are internal to libhqr: compiled into this program instead.
+// The kernels are internal to libhqr: compiled into this program instead,
+// and so are the CPU finishers of a GPU call that stopped early (with the
+// next-LAPACK lookup they call through, which skips libhqr's own exports).
 #include "cpu/lauu2.cpp"
 #include "cpu/trti2.cpp"
+#include "host/inverse.hpp"
+#include "host/next_lapack.cpp"
 
 using namespace testing;
 
@@ -275,6 +280,60 @@ template <class T, char Uplo> void cpu_lauu2_product(void **) {
     }
 }
 
+// ---- finishing on the CPU (gpu.hpp, Result::resume) -------------------------
+
+// When the GPU path stops early, the caller's array holds `done` lines of
+// the result where the GPU stores them first (trtri: leading columns for
+// 'U', trailing columns for 'L'; lauum, potri: leading rows for 'U',
+// leading columns for 'L') and the input elsewhere; the CPU finishes from
+// there. Such an array, built from the reference result, must come out as
+// the whole result, for every `done`.
+template <class T> void finish_from_stored_lines(void **) {
+  const lint n = 45, lda = n + 3;
+  for (const char *op : {"trtri", "lauum", "potri"})
+    for (char uplo : {'U', 'L'})
+      for (char diag : {'N', 'U'}) {
+        if (diag == 'U' && op[0] != 't') continue;
+        const bool upper = uplo == 'U', unit = diag == 'U';
+        Matrix<T> a = with_spare_column(op[0] == 'p' ? random_hpd<T>(n, lda) : random_triangle<T>(n, lda, uplo, diag));
+        if (op[0] == 'l')  // lauum's input is a Cholesky factor: its real diagonal is all the complex one reads
+          for (lint i = 0; i < n; ++i) a(i, i) = T(std::real(a(i, i)));
+        if (op[0] == 'p') assert_info(potrf<T>(uplo, n, a.ptr(), lda, Lib::ref), 0, "potrf");
+        Matrix<T> want = a;
+        if (op[0] == 't') assert_info(trtri<T>(uplo, diag, n, want.ptr(), lda, Lib::ref), 0, "trtri");
+        if (op[0] == 'l') assert_info(lauum<T>(uplo, n, want.ptr(), lda, Lib::ref), 0, "lauum");
+        if (op[0] == 'p') assert_info(potri<T>(uplo, n, want.ptr(), lda, Lib::ref), 0, "potri");
+        double scale = 0;
+        for (lint j = 0; j < n; ++j)
+          for (lint i = 0; i < n; ++i)
+            if (in_triangle(uplo, i, j)) scale = std::max(scale, double(std::abs(want(i, j))));
+        for (lint done : {lint(1), lint(17), n - 1}) {
+          const std::string ctx = context("%c%s uplo=%c diag=%c n=%ld done=%ld", prefix<T>(), op, uplo, diag, long(n),
+                                          long(done));
+          // Which entries of the result are already stored.
+          auto stored = [&](lint i, lint j) {
+            if (!in_triangle(uplo, i, j) || (unit && i == j)) return false;
+            if (op[0] == 't') return upper ? j < done : j >= n - done;
+            return upper ? i < done : j < done;
+          };
+          Matrix<T> got = a;
+          for (lint j = 0; j < n; ++j)
+            for (lint i = 0; i < n; ++i)
+              if (stored(i, j)) got(i, j) = want(i, j);
+          if (op[0] == 't') hqr::finish_trtri<T>(upper, unit, n, done, got.ptr(), lda);
+          if (op[0] == 'l') hqr::finish_lauum<T>(upper, n, done, got.ptr(), lda);
+          if (op[0] == 'p') hqr::finish_potri<T>(upper, n, done, got.ptr(), lda);
+          double worst = 0;
+          for (lint j = 0; j < n; ++j)
+            for (lint i = 0; i < n; ++i)
+              if (in_triangle(uplo, i, j) && !(unit && i == j))
+                worst = std::max(worst, double(std::abs(got(i, j) - want(i, j))));
+          assert_ratio(worst / (double(n) * scale * eps<T>()), ctx);
+          assert_unchanged_outside(a, got, uplo, unit, ctx);
+        }
+      }
+}
+
 }  // namespace
 
 #define ALL_TYPES(test)                                                                                  \
@@ -295,7 +354,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       ALL_TYPES_UPLO(potri_residual),       ALL_TYPES(potri_singular_factor), ALL_TYPES_UPLO_DIAG(trtri_residual),
       ALL_TYPES(trtri_singular),            ALL_TYPES(trtri_nan_info),        ALL_TYPES_UPLO(lauum_product),
-      ALL_TYPES_UPLO_DIAG(cpu_trti2_residual), ALL_TYPES_UPLO(cpu_lauu2_product),
+      ALL_TYPES_UPLO_DIAG(cpu_trti2_residual), ALL_TYPES_UPLO(cpu_lauu2_product), ALL_TYPES(finish_from_stored_lines),
   };
   if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);  // e.g. sanitizer runs
   return cmocka_run_group_tests(tests, nullptr, nullptr);
