@@ -637,7 +637,7 @@ template <class T> class HybridInverse {
   std::vector<char> diag_done_;
   std::vector<lint> final_of_;  // per final position: the final_ev_ that makes it final
   lint waited_upload_ = 0;      // compute thread: upload positions the compute stream has waited for
-  lint stored_ = 0;             // download thread: leading columns or rows final in the caller's array (final_cut)
+  lint stored_ = 0;             // download thread: columns or rows final in the caller's array (Result::resume)
   clk::time_point start_;
   double uploads_done_ = 0, diagonals_done_ = 0, queued_ = 0;  // HQR_VERBOSE=2
 };
