@@ -9,15 +9,20 @@
 //                   high-priority stream, so that the panel's small kernels
 //                   get the SMs first as the gemm's blocks retire (measured
 //                   on the H200: no worse than a plain stream, within noise)
-//   compute stream: the same update of block columns p+2.., in pieces as
-//                   they arrive from the host
+//   compute stream: the same update of every later block column that has
+//                   arrived from the host; one that arrives later catches up
+//                   with all the reflectors before it at the next step, so
+//                   the panels do not wait for the whole upload
 // The update is xLARFB as cuBLAS level 3: W = V**H C (gemm), W = T**H W
 // (trmm), C -= V W (gemm). V is a copy of the panel's reflectors with the
 // unit upper triangle written out (ones on the diagonal, zeros above), so
 // that plain gemms do the work and the caller's R stays untouched.
 //
-// Two ways to factor a panel (Panel):
-//   gpu: cuSOLVER's geqrf on the device, T from the reflectors on the
+// Three ways to factor a panel (Panel, HQR_PANEL):
+//   gpu (default): CholeskyQR2 and Householder reconstruction (cholqr.cuh),
+//        all level 3 on the device; cuSOLVER's geqrf where CholeskyQR2
+//        cannot be trusted (an ill-conditioned panel);
+//   cusolver: cuSOLVER's geqrf on the device, T from the reflectors on the
 //        device too: T**-1 = diag(1/tau) + strictly upper part of V**H V
 //        (herk, then trsm against I), so nothing leaves the GPU;
 //   cpu: hqr's own geqr2 + larft (src/cpu/qr_panel.cpp) on the host: the
@@ -27,14 +32,12 @@
 //   download thread: device -> pinned slot -> caller, each block column as soon
 //                    as it is final (with its tau)
 //
-// Where the time goes (H200, bench/results/qr-NVIDIA-H200-2026-11-22.txt):
-// 16384^2 takes 0.32 s, about cuSOLVER's device-only time, and tall-skinny
-// 65536x1024 0.042 s. The panels (cuSOLVER's geqrf on nb columns) are the
-// critical path, and step 0's update of the whole trailing matrix waits for
-// the last block column to arrive, so the upload is not hidden. Next steps:
-// apply the reflectors already computed to late-arriving block columns
-// (left-looking catch-up, T of every panel kept) instead of holding step 1
-// back, and a recursive or TSQR panel in place of cuSOLVER's.
+// Where the time went (H200, HQR_VERBOSE=2 timelines, bench/results/qr-*):
+// with cuSOLVER's panels 16384^2 took 0.30 s, of which the panels (about
+// 10 ms each for 16384 by 512) were 0.2 s on the critical path, and the
+// updates waited for the whole upload; 65536x1024 took 0.040 s, four panels
+// of 8 ms. The catch-up schedule took 16384^2 to 0.27 s, the CholeskyQR2
+// panel (about 1 ms) to 0.21 s and 65536x1024 to 0.027 s.
 //
 // geqrf_on_device (qr_device.hpp) runs the same factorization for xGELS and
 // leaves the factor on the device: every panel's T kept, workspace set aside
@@ -47,12 +50,14 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "cpu/qr_panel.hpp"
+#include "cuda/cholqr.cuh"
 #include "cuda/blas.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
@@ -67,7 +72,7 @@ namespace {
 
 using fault::Point;
 
-enum class Panel { cpu, gpu };
+enum class Panel { cpu, cusolver, gpu };
 
 // The context's high-priority stream and its handles (context.hpp), created
 // once; false if CUDA cannot make them.
@@ -111,11 +116,16 @@ template <class T> class HybridGeqrf {
     if (!reserve()) return finish({false, 0, "GPU out of memory", 0});
     arrived_.resize(nblocks_);
     panel_done_.resize(npanels_);
-    for (auto *v : {&arrived_, &panel_done_})
+    ahead_ready_.resize(npanels_);
+    if (timeline_) step_done_.resize(npanels_);
+    // Timing events only for the HQR_VERBOSE=2 timeline.
+    const unsigned flags = timeline_ ? cudaEventDefault : cudaEventDisableTiming;
+    for (auto *v : {&arrived_, &panel_done_, &ahead_ready_, &step_done_})
       for (auto &e : *v)
-        if (!ok(cudaEventCreateWithFlags(&e, cudaEventDisableTiming))) return finish({false, 0, "CUDA event", 0});
-    for (cudaEvent_t *e : {&next_ready_, &all_done_, &panel_down_})
-      if (!ok(cudaEventCreateWithFlags(e, cudaEventDisableTiming))) return finish({false, 0, "CUDA event", 0});
+        if (!ok(cudaEventCreateWithFlags(&e, flags))) return finish({false, 0, "CUDA event", 0});
+    for (cudaEvent_t *e : {&start_, &all_done_, &panel_down_, &verdict_ready_})
+      if (!ok(cudaEventCreateWithFlags(e, flags))) return finish({false, 0, "CUDA event", 0});
+    applied_.assign(nblocks_, 0);
 
     std::thread uploader([this] {
       if (check(cudaSetDevice(c_.device), Point::sync)) upload();
@@ -133,36 +143,43 @@ template <class T> class HybridGeqrf {
     for (cudaStream_t s : {c_.compute_stream, c_.urgent_stream, c_.upload_stream, c_.download_stream})
       check(cudaStreamSynchronize(s), Point::sync);
     if (failed_) return finish({false, 0, "CUDA error", stored_columns_.load()});
-    if (keep_) *keep_ = DeviceQR<T>{dA_, ldda_, dtau_, dT_[0], nb_, dextra_, damax_};
+    if (timeline_) print_timeline();
+    if (keep_) *keep_ = DeviceQR<T>{dA_, ldda_, dtau_, dT_, nb_, dextra_, damax_};
     return finish({true, 0, nullptr, 0});
   }
 
  private:
-  // Device: the matrix (ldda by n), two V copies (ldda by nb) and two T
-  // (nb by nb) alternating between panels (with keep: every panel's T, the
-  // caller's extra bytes and max |a_ij|), W (nb by n), G (nb by nb), tau,
-  // cuSOLVER's workspace and INFO. Pinned: tau on its way out, and for the
-  // cpu mode the panel, its T and tau.
+  // Device: the matrix (ldda by n), three V copies (ldda by nb: two
+  // alternating between panels, one for catching up late block columns),
+  // every panel's T (nb by nb), with keep the caller's extra bytes and
+  // max |a_ij|, W (nb by n), G (nb by nb), tau, cuSOLVER's workspace and
+  // INFO (with the gpu mode: two, CholeskyQR2's signs and verdict).
+  // Pinned: tau on its way out, the verdict, and for the cpu mode the
+  // panel, its T and tau.
   bool reserve() {
     if (fault::hit(Point::alloc)) return false;
     if (!c_.matrix.reserve(sizeof(T) * std::size_t(ldda_) * n_)) return false;
     dA_ = static_cast<T *>(c_.matrix.get());
     const dtype t = blas::data_type<T>();
     if (!urgent_stream(c_)) return false;
-    if (mode_ == Panel::gpu) {
-      if (!ok(cusolverDnCreateParams(&params_))) return false;
-      if (!ok(cusolverDnXgeqrf_bufferSize(c_.urgent_solver, params_, m_, std::min(nb_, n_), t, dA_, ldda_, t, dA_, t,
-                                          &solver_device_bytes_, &solver_host_bytes_)))
+    if (mode_ != Panel::cpu) {
+      std::size_t potrf_device = 0, potrf_host = 0;
+      if (!ok(cusolverDnCreateParams(&params_)) ||
+          !ok(cusolverDnXgeqrf_bufferSize(c_.urgent_solver, params_, m_, std::min(nb_, n_), t, dA_, ldda_, t, dA_, t,
+                                          &solver_device_bytes_, &solver_host_bytes_)) ||
+          !ok(cusolverDnXpotrf_bufferSize(c_.urgent_solver, params_, CUBLAS_FILL_MODE_UPPER, nb_, t, dA_, nb_, t,
+                                          &potrf_device, &potrf_host)))
         return false;
+      solver_device_bytes_ = std::max(solver_device_bytes_, potrf_device);
+      solver_host_bytes_ = std::max(solver_host_bytes_, potrf_host);
       solver_host_.resize(solver_host_bytes_);
     }
     const std::size_t e = sizeof(T), v = e * ldda_ * nb_, tt = e * nb_ * nb_;
     auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
-    std::size_t off[8], total = 0;
-    const std::size_t sizes[8] = {v, v, tt * (keep_ ? std::max<lint>(npanels_, 1) : 1),
-                                  keep_ ? keep_extra_ + 256 : tt, e * nb_ * n_, tt, e * k_,
-                                  solver_device_bytes_ + sizeof(int)};
-    for (int i = 0; i < 8; ++i) {
+    std::size_t off[9], total = 0;
+    const std::size_t sizes[9] = {v, v, v, tt * std::max<lint>(npanels_, 1), keep_ ? keep_extra_ + 256 : 0,
+                                  e * nb_ * n_, tt, e * k_, solver_device_bytes_ + kScratch + sizeof(double) * nb_};
+    for (int i = 0; i < 9; ++i) {
       off[i] = total;
       total += round(sizes[i]);
     }
@@ -170,22 +187,29 @@ template <class T> class HybridGeqrf {
     char *w = static_cast<char *>(c_.workspace.get());
     dV_[0] = reinterpret_cast<T *>(w + off[0]);
     dV_[1] = reinterpret_cast<T *>(w + off[1]);
-    dT_[0] = reinterpret_cast<T *>(w + off[2]);
-    dT_[1] = keep_ ? nullptr : reinterpret_cast<T *>(w + off[3]);
+    dVc_ = reinterpret_cast<T *>(w + off[2]);
+    dT_ = reinterpret_cast<T *>(w + off[3]);
     if (keep_) {
-      damax_ = reinterpret_cast<unsigned long long *>(w + off[3]);
-      dextra_ = w + off[3] + 256;
+      damax_ = reinterpret_cast<unsigned long long *>(w + off[4]);
+      dextra_ = w + off[4] + 256;
     }
-    dW_ = reinterpret_cast<T *>(w + off[4]);
-    dG_ = reinterpret_cast<T *>(w + off[5]);
-    dtau_ = reinterpret_cast<T *>(w + off[6]);
-    dsolver_ = w + off[7];
-    dinfo_ = reinterpret_cast<int *>(w + off[7] + solver_device_bytes_);
-    const std::size_t pinned = round(e * k_) + (mode_ == Panel::cpu ? round(e * m_ * nb_) + round(tt) + round(e * k_) : 0);
+    dW_ = reinterpret_cast<T *>(w + off[5]);
+    dG_ = reinterpret_cast<T *>(w + off[6]);
+    dtau_ = reinterpret_cast<T *>(w + off[7]);
+    dsolver_ = w + off[8];
+    char *scratch = w + off[8] + solver_device_bytes_;  // INFO x2, the verdict, ||G - I||, the signs
+    dinfo_ = reinterpret_cast<int *>(scratch);
+    dok_ = dinfo_ + 2;
+    ddev_ = reinterpret_cast<double *>(scratch + 16);
+    dsign_ = reinterpret_cast<double *>(scratch + kScratch);
+    const std::size_t pinned =
+        round(e * k_) + kScratch + (mode_ == Panel::cpu ? round(e * m_ * nb_) + round(tt) + round(e * k_) : 0);
     if (!c_.panel.reserve(pinned)) return false;
     char *p = static_cast<char *>(c_.panel.get());
     htau_out_ = reinterpret_cast<T *>(p);
+    hok_ = reinterpret_cast<int *>(p + round(e * k_));
     if (mode_ == Panel::cpu) {
+      p += kScratch;
       hpanel_ = reinterpret_cast<T *>(p + round(e * k_));
       hT_ = reinterpret_cast<T *>(p + round(e * k_) + round(e * m_ * nb_));
       htau_ = reinterpret_cast<T *>(p + round(e * k_) + round(e * m_ * nb_) + round(tt));
@@ -196,10 +220,10 @@ template <class T> class HybridGeqrf {
   using dtype = cudaDataType;
 
   Result finish(Result r) {
-    for (auto *v : {&arrived_, &panel_done_})
+    for (auto *v : {&arrived_, &panel_done_, &ahead_ready_, &step_done_})
       for (auto &e : *v)
         if (e) cudaEventDestroy(e);
-    for (cudaEvent_t e : {next_ready_, all_done_, panel_down_})
+    for (cudaEvent_t e : {start_, all_done_, panel_down_, verdict_ready_})
       if (e) cudaEventDestroy(e);
     if (params_) cusolverDnDestroyParams(params_);
     if (!r.ran) (void)cudaGetLastError();
@@ -229,6 +253,7 @@ template <class T> class HybridGeqrf {
   // Caller -> pinned slot -> device, block column by block column.
   void upload() {
     int slot = 0;
+    if (!check(cudaEventRecord(start_, c_.upload_stream), Point::copy)) return;
     if (keep_ && !check(cudaMemsetAsync(damax_, 0, sizeof *damax_, c_.upload_stream), Point::copy)) return;
     for (lint j = 0; j < nblocks_ && !stop_ && !failed_; ++j) {
       for (const Rect &r : chunks(block(j))) {
@@ -307,8 +332,9 @@ template <class T> class HybridGeqrf {
     while (!pending.empty()) drain_one();
   }
 
-  // Panel p's T: one of two alternating, or with keep, its own.
-  T *tmat(lint p) const { return keep_ ? dT_[0] + std::size_t(p) * nb_ * nb_ : dT_[p % 2]; }
+  // Panel p's T: every panel keeps its own, for block columns that catch
+  // up late and for xGELS.
+  T *tmat(lint p) const { return dT_ + std::size_t(p) * nb_ * nb_; }
 
   // Panel p: rows p*nb.. of block column p; its reflectors number
   // min(rows, columns).
@@ -321,13 +347,15 @@ template <class T> class HybridGeqrf {
     return uploaded_.wait_past(j, failed_) && check(cudaStreamWaitEvent(s, arrived_[j], 0), Point::sync);
   }
 
-  // V (with its unit triangle) of the factored panel p into dV_[p % 2].
-  bool copy_v(lint p) {
+  // V (with its unit triangle) of the factored panel p into v, so that
+  // plain gemms apply it.
+  bool copy_v(lint p, T *v, cudaStream_t s) {
     const lint k0 = p * nb_, mk = panel_rows(p), kf = panel_reflectors(p);
     const int threads = 256, blocks = int(std::min<int64_t>(4096, (int64_t(mk) * kf + threads - 1) / threads));
-    unit_lower_copy<<<blocks, threads, 0, c_.urgent_stream>>>(mk, kf, dv(dev(k0, k0)), ldda_, dv(dV_[p % 2]), ldda_);
+    unit_lower_copy<<<blocks, threads, 0, s>>>(mk, kf, dv(dev(k0, k0)), ldda_, dv(v), ldda_);
     return launched(Point::kernel);
   }
+  T *panel_v(lint p) const { return dV_[p % 2]; }
   // Panel p, its V and T are ready: its block column is final and may
   // leave, and its block reflector may be applied.
   bool panel_finished(lint p) { return check(cudaEventRecord(panel_done_[p], c_.urgent_stream), Point::kernel); }
@@ -342,7 +370,7 @@ template <class T> class HybridGeqrf {
                                 dsolver_, solver_device_bytes_, solver_host_.empty() ? nullptr : solver_host_.data(),
                                 solver_host_bytes_, dinfo_),
                Point::kernel) ||
-        !copy_v(p) ||
+        !copy_v(p, panel_v(p), c_.urgent_stream) ||
         !check(blas::herk(c_.urgent_blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kf, mk, R(1), dV_[p % 2], ldda_, R(0),
                           dG_, nb_),
                Point::kernel))
@@ -356,6 +384,113 @@ template <class T> class HybridGeqrf {
       return false;
     fix_zero_tau<<<(int(kf) + 255) / 256, 256, 0, c_.urgent_stream>>>(int(kf), dv(tau), dv(dT), int(nb_));
     return launched(Point::kernel) && panel_finished(p);
+  }
+
+  // gpu mode: panels at least as tall as wide are factored by CholeskyQR2
+  // and Householder reconstruction (cholqr.cuh): all level 3, about 1 ms
+  // where cuSOLVER's geqrf takes 10 (16384 by 512 on the H200). Where it
+  // cannot be trusted (a Cholesky factorization fails, or the second Gram
+  // matrix is not close to I, so the panel's condition number is above
+  // ~1e6 in double), cuSOLVER's geqrf factors the panel instead; the
+  // panel in A is untouched until the verdict.
+  bool cholqr_panel(lint p) const { return mode_ == Panel::gpu && panel_rows(p) >= panel_cols(p); }
+
+  // First half, queued before the step's trailing updates: Q = A R**-1 twice
+  // into panel_v(p), R = R2 R1 into G, the verdict on its way to the host.
+  bool start_cholqr(lint p) {
+    using R = typename Prec<T>::real;
+    const lint k0 = p * nb_, mk = panel_rows(p), b = panel_cols(p);
+    const dtype t = blas::data_type<T>();
+    const cudaStream_t s = c_.urgent_stream;
+    const cublasHandle_t h = c_.urgent_blas;
+    T *Q = panel_v(p), *G1 = dG_, *G2 = tmat(p);
+    auto cholesky = [&](T *g, int *info) {
+      return check(cusolverDnXpotrf(c_.urgent_solver, params_, CUBLAS_FILL_MODE_UPPER, b, t, g, nb_, t, dsolver_,
+                                    solver_device_bytes_, solver_host_.empty() ? nullptr : solver_host_.data(),
+                                    solver_host_bytes_, info),
+                   Point::kernel);
+    };
+    auto solve = [&](const T *r) {  // Q := Q r**-1
+      return check(blas::trsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, mk, b,
+                              T(1), r, nb_, Q, ldda_),
+                   Point::kernel);
+    };
+    auto gram = [&](T *g) {
+      return check(blas::herk(h, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), b, mk, R(1), Q, ldda_, R(0), g, nb_),
+                   Point::kernel);
+    };
+    // The Gram matrices' lower triangles stay zero, so that R2 R1 is a trmm.
+    if (!check(cudaMemcpy2DAsync(Q, ldda_ * sizeof(T), dev(k0, k0), ldda_ * sizeof(T), mk * sizeof(T), b,
+                                 cudaMemcpyDeviceToDevice, s),
+               Point::copy) ||
+        !check(cudaMemsetAsync(G1, 0, sizeof(T) * nb_ * nb_, s), Point::copy) ||
+        !check(cudaMemsetAsync(G2, 0, sizeof(T) * nb_ * nb_, s), Point::copy) || !gram(G1) ||
+        !cholesky(G1, dinfo_) || !solve(G1) || !gram(G2))
+      return false;
+    gram_deviation<<<1, 1024, 0, s>>>(int(b), dv(G2), int(nb_), ddev_);
+    if (!launched(Point::kernel) || !cholesky(G2, dinfo_ + 1) || !solve(G2) ||
+        !check(blas::trmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, b, b, T(1),
+                          G2, nb_, G1, nb_, G1, nb_),
+               Point::kernel))
+      return false;
+    cholqr_verdict<<<1, 1, 0, s>>>(dinfo_, ddev_, 0.1, dok_);
+    return launched(Point::kernel) &&
+           check(cudaMemcpyAsync(hok_, dok_, sizeof(int), cudaMemcpyDeviceToHost, s), Point::copy) &&
+           check(cudaEventRecord(verdict_ready_, s), Point::copy);
+  }
+
+  // Second half, queued after the step's trailing updates: the
+  // reconstruction (V in panel_v(p), T, tau, S R and V into A), or
+  // cuSOLVER's geqrf where the verdict says no.
+  bool finish_cholqr(lint p) {
+    if (!check(cudaEventSynchronize(verdict_ready_), Point::sync)) return false;
+    if (!*hok_) {
+      ++cusolver_panels_;
+      return factor_panel_gpu(p);
+    }
+    const lint k0 = p * nb_, mk = panel_rows(p), b = panel_cols(p);
+    const cudaStream_t s = c_.urgent_stream;
+    const cublasHandle_t h = c_.urgent_blas;
+    T *Q = panel_v(p), *Tm = tmat(p);
+    for (lint kb = 0; kb < b; kb += 32) {  // Q1 - S = L1 U, 32 columns at a time
+      const lint w = std::min<lint>(32, b - kb), rest = b - kb - w, nblk = (rest + 31) / 32;
+      signed_lu_columns<<<int(1 + 2 * nblk), 32, 0, s>>>(int(b), int(kb), int(w), dv(Q), ldda_, dsign_);
+      if (!launched(Point::kernel) ||
+          (rest > 0 && !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, w, T(-1), Q + kb + w + kb * ldda_,
+                                         ldda_, Q + kb + (kb + w) * ldda_, ldda_, T(1), Q + kb + w + (kb + w) * ldda_,
+                                         ldda_),
+                              Point::kernel)))
+        return false;
+    }
+    if (mk > b && !check(blas::trsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                                    mk - b, b, T(1), Q, ldda_, Q + b, ldda_),
+                         Point::kernel))  // L2 = Q2 U**-1
+      return false;
+    t_from_u<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(Q), ldda_, dsign_, dv(Tm), int(nb_));
+    if (!launched(Point::kernel) ||
+        !check(blas::trsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, blas::op_c<T>(), CUBLAS_DIAG_UNIT, b, b, T(1),
+                          Q, ldda_, Tm, nb_),
+               Point::kernel))  // T = -U S L1**-H
+      return false;
+    reconstructed_top<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(dG_), int(nb_), dsign_, dv(Tm), int(nb_), dv(Q),
+                                                      ldda_, dv(dev(k0, k0)), ldda_, dv(dtau_ + k0));
+    return launched(Point::kernel) &&
+           (mk == b || check(cudaMemcpy2DAsync(dev(k0 + b, k0), ldda_ * sizeof(T), Q + b, ldda_ * sizeof(T),
+                                               (mk - b) * sizeof(T), b, cudaMemcpyDeviceToDevice, s),
+                             Point::copy)) &&
+           panel_finished(p);
+  }
+
+  // Panel p: the first half is queued before the step's trailing updates,
+  // the second after them (the cpu mode factors the panel on the host
+  // there, the gpu mode waits for CholeskyQR2's verdict).
+  bool start_panel(lint p) {
+    if (mode_ == Panel::cpu) return send_panel(p);
+    return cholqr_panel(p) ? start_cholqr(p) : factor_panel_gpu(p);
+  }
+  bool finish_panel(lint p) {
+    if (mode_ == Panel::cpu) return factor_sent_panel(p);
+    return !cholqr_panel(p) || finish_cholqr(p);
   }
 
   // cpu mode, first half: panel p (updated) on its way to the host.
@@ -380,14 +515,14 @@ template <class T> class HybridGeqrf {
                  Point::copy) &&
            check(cudaMemcpyAsync(dtau_ + k0, htau_ + k0, kf * sizeof(T), cudaMemcpyHostToDevice, c_.urgent_stream),
                  Point::copy) &&
-           copy_v(p) && panel_finished(p);
+           copy_v(p, panel_v(p), c_.urgent_stream) && panel_finished(p);
   }
 
   // Block columns c0.. (nc columns) of the trailing matrix: C -= V T**H V**H C
-  // with block reflector p.
-  bool larfb(lint p, lint c0, lint nc) {
+  // with block reflector p, V its copy.
+  bool larfb(lint p, const T *V, lint c0, lint nc) {
     const lint k0 = p * nb_, mk = panel_rows(p), kf = panel_reflectors(p);
-    const T *V = dV_[p % 2], *Tm = tmat(p);
+    const T *Tm = tmat(p);
     T *C = dev(k0, c0), *W = dW_ + std::size_t(c0) * nb_;
     return nc == 0 ||
            (check(blas::gemm(c_.blas, blas::op_c<T>(), CUBLAS_OP_N, kf, nc, mk, T(1), V, ldda_, C, ldda_, T(0), W, nb_),
@@ -399,17 +534,19 @@ template <class T> class HybridGeqrf {
                   Point::kernel));
   }
 
-  // Block reflector p on block columns j0..nblocks-1, in pieces: each piece
-  // takes every block column the upload has delivered by then (at least one).
-  bool update_rest(lint p, lint j0) {
-    for (lint j = j0; j < nblocks_;) {
-      const lint last = std::max(j, std::min(nblocks_, uploaded_.done()) - 1);
-      if (!arrived(last, c_.compute_stream)) return false;
-      const lint c0 = j * nb_, c1 = std::min(n_, (last + 1) * nb_);
-      if (!larfb(p, c0, c1 - c0)) return false;
-      j = last + 1;
-    }
-    return true;
+  // Brings block columns j0..j1-1 (on the device) up to date with block
+  // reflectors 0..p (catch_up_plan, handoff.hpp). Reflectors before p are
+  // applied from a fresh copy of their V (the alternating copies are the
+  // current panels').
+  bool catch_up(lint j0, lint j1, lint p) {
+    return catch_up_plan(applied_, j0, j1, p, [&](lint q, lint j) {
+      const T *v = panel_v(p);
+      if (q < p) {
+        if (!copy_v(q, dVc_, c_.compute_stream)) return false;
+        v = dVc_;
+      }
+      return larfb(q, v, j * nb_, std::min(n_, j1 * nb_) - j * nb_);
+    });
   }
 
   bool publish(lint blocks) {
@@ -417,28 +554,50 @@ template <class T> class HybridGeqrf {
     return true;
   }
 
+  // Step p applies block reflector p to block column p+1 first, so that
+  // panel p+1 can start, then to every later block column that has arrived
+  // by then. A block column that arrives later catches up with all the
+  // reflectors before it at the next step (catch_up), so the panels keep
+  // going while the matrix is still on its way in; the last step waits for
+  // everything.
   void factor() {
-    const bool gpu = mode_ == Panel::gpu;
-    if (!arrived(0, c_.urgent_stream) || !(gpu ? factor_panel_gpu(0) : send_panel(0) && factor_sent_panel(0)) ||
-        !publish(1))
-      return;
+    if (!arrived(0, c_.urgent_stream) || !start_panel(0) || !finish_panel(0) || !publish(1)) return;
     for (lint p = 0; p < npanels_; ++p) {
       const bool ahead = p + 1 < npanels_;
       if (!check(cudaStreamWaitEvent(c_.compute_stream, panel_done_[p], 0), Point::sync)) return;
       if (ahead) {  // block column p+1 first, then its panel leaves for the factorization
-        if (!arrived(p + 1, c_.compute_stream) || !larfb(p, (p + 1) * nb_, panel_cols(p + 1)) ||
-            !check(cudaEventRecord(next_ready_, c_.compute_stream), Point::kernel) ||
-            !check(cudaStreamWaitEvent(c_.urgent_stream, next_ready_, 0), Point::sync) ||
-            !(gpu ? factor_panel_gpu(p + 1) && publish(p + 2) : send_panel(p + 1)))
+        if (!arrived(p + 1, c_.compute_stream) || !catch_up(p + 1, p + 2, p) ||
+            !check(cudaEventRecord(ahead_ready_[p], c_.compute_stream), Point::kernel) ||
+            !check(cudaStreamWaitEvent(c_.urgent_stream, ahead_ready_[p], 0), Point::sync) ||
+            !start_panel(p + 1))
           return;
       }
-      if (!update_rest(p, p + (ahead ? 2 : 1))) return;
-      // hqr's CPU panel runs while the GPU works through the update.
-      if (ahead && !gpu && (!factor_sent_panel(p + 1) || !publish(p + 2))) return;
+      const lint have = ahead ? std::min(nblocks_, uploaded_.done()) : nblocks_;
+      if (have > p + 1 + ahead && (!arrived(have - 1, c_.compute_stream) || !catch_up(p + 1 + ahead, have, p)))
+        return;
+      if (timeline_ && !check(cudaEventRecord(step_done_[p], c_.compute_stream), Point::kernel)) return;
+      if (ahead && (!finish_panel(p + 1) || !publish(p + 2))) return;
     }
     // Block columns past the last panel (wide matrices) are final now.
     if (!check(cudaEventRecord(all_done_, c_.compute_stream), Point::kernel)) return;
     publish(nblocks_);
+  }
+
+  // HQR_VERBOSE=2: when (ms after the first upload) each block column
+  // arrived, each panel's block column was up to date (the panel could
+  // start), each panel was done, and each step's updates were done.
+  void print_timeline() {
+    auto ms = [this](cudaEvent_t e) {
+      float t = 0;
+      return ok(cudaEventElapsedTime(&t, start_, e)) ? double(t) : -1.0;
+    };
+    std::fprintf(stderr, "hqr: geqrf %lldx%lld nb %lld timeline (ms): block arrived | panel ready, done | step done\n",
+                 (long long)m_, (long long)n_, (long long)nb_);
+    for (lint p = 0; p < npanels_; ++p)
+      std::fprintf(stderr, "hqr:   %4lld  %8.3f | %8.3f %8.3f | %8.3f\n", (long long)p, ms(arrived_[p]),
+                   p == 0 ? ms(arrived_[0]) : ms(ahead_ready_[p - 1]), ms(panel_done_[p]), ms(step_done_[p]));
+    std::fprintf(stderr, "hqr:   last block arrived %.3f, all done %.3f; %d panels failed CholeskyQR2's check\n",
+                 ms(arrived_[nblocks_ - 1]), ms(all_done_), cusolver_panels_);
   }
 
   Context &c_;
@@ -452,7 +611,7 @@ template <class T> class HybridGeqrf {
   const std::size_t keep_extra_;
   unsigned long long *damax_ = nullptr;
   void *dextra_ = nullptr;
-  T *dA_ = nullptr, *dV_[2] = {}, *dT_[2] = {}, *dW_ = nullptr, *dG_ = nullptr, *dtau_ = nullptr;
+  T *dA_ = nullptr, *dV_[2] = {}, *dVc_ = nullptr, *dT_ = nullptr, *dW_ = nullptr, *dG_ = nullptr, *dtau_ = nullptr;
   void *dsolver_ = nullptr;
   int *dinfo_ = nullptr;
   cusolverDnParams_t params_ = nullptr;
@@ -460,8 +619,14 @@ template <class T> class HybridGeqrf {
   std::vector<char> solver_host_;
   T *htau_out_ = nullptr, *hpanel_ = nullptr, *hT_ = nullptr, *htau_ = nullptr;
   std::vector<T> cpu_work_;
-  std::vector<cudaEvent_t> arrived_, panel_done_;
-  cudaEvent_t next_ready_ = nullptr, all_done_ = nullptr, panel_down_ = nullptr;
+  std::vector<cudaEvent_t> arrived_, panel_done_, ahead_ready_, step_done_;
+  cudaEvent_t start_ = nullptr, all_done_ = nullptr, panel_down_ = nullptr, verdict_ready_ = nullptr;
+  static constexpr std::size_t kScratch = 256;
+  int *dok_ = nullptr, *hok_ = nullptr;
+  int cusolver_panels_ = 0;  // gpu mode: panels that CholeskyQR2's verdict sent to cuSOLVER
+  double *ddev_ = nullptr, *dsign_ = nullptr;
+  std::vector<lint> applied_;  // block reflectors applied to each block column, as queued
+  const bool timeline_ = config::verbose_level() >= 2;
   Progress uploaded_, finalized_;
   std::atomic<bool> failed_{false}, stop_{false};
   std::atomic<lint> stored_columns_{0};  // leading columns final (with their tau) in the caller's arrays
@@ -472,7 +637,10 @@ template <class T> class HybridGeqrf {
 template <class T>
 Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::size_t extra_bytes, DeviceQR<T> *out,
                        const char **path) {
-  const Panel mode = config::panel() == config::kPanelCpu ? Panel::cpu : Panel::gpu;
+  const int setting = config::panel();
+  const Panel mode = setting == config::kPanelCpu        ? Panel::cpu
+                     : setting == config::kPanelCusolver ? Panel::cusolver
+                                                         : Panel::gpu;
   const int nb_setting = config::nb();
   // Block sizes measured on the H200 (bench/results/qr-*): 512 from n =
   // 8192 (the updates' gemms run faster than the extra panel work costs),
@@ -480,7 +648,10 @@ Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::
   // hqr's CPU panel is a single core's work and wants fewer.
   lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 128 : n >= 8192 ? 512 : 256;
   nb = std::min<lint>({nb, n, 1024});
-  if (path) *path = mode == Panel::cpu ? "gpu-hybrid (cpu panels)" : "gpu-hybrid (gpu panels)";
+  if (path)
+    *path = mode == Panel::cpu ? "gpu-hybrid (cpu panels)"
+            : mode == Panel::cusolver ? "gpu-hybrid (cusolver panels)"
+                                      : "gpu-hybrid (gpu panels)";
   return HybridGeqrf<T>(c, m, n, a, lda, tau, nb, mode, extra_bytes, out).run();
 }
 

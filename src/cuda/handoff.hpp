@@ -1,11 +1,14 @@
 // What the hybrid paths' host threads (uploader, factor loop, downloader)
-// share: the rectangle a transfer moves, and the counter by which one thread
-// tells another how many block columns are ready.
+// share: the rectangle a transfer moves, the counter by which one thread
+// tells another how many block columns are ready, and the order in which
+// late block columns catch up with the updates (geqrf).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <vector>
 
 #include "host/common.hpp"
 
@@ -49,5 +52,22 @@ class Progress {
   std::condition_variable cv_;
   lint done_ = 0;
 };
+
+// The updates that bring block columns j0..j1-1 up to date with block
+// reflectors 0..p, where applied[j] counts those column j has had already
+// and does not grow with j (columns join the updates in the order they
+// arrive): reflector q goes to the trailing run of columns that have had
+// at most q, a run that grows with q. Calls apply(q, first column of the
+// run) for each q in order, then marks the columns as having had p+1.
+template <class F> bool catch_up_plan(std::vector<lint> &applied, lint j0, lint j1, lint p, F apply) {
+  if (j0 >= j1) return true;
+  for (lint q = applied[j1 - 1]; q <= p; ++q) {
+    lint j = j0;
+    while (applied[j] > q) ++j;
+    if (!apply(q, j)) return false;
+  }
+  std::fill(applied.begin() + j0, applied.begin() + j1, p + 1);
+  return true;
+}
 
 }  // namespace hqr::gpu

@@ -29,6 +29,7 @@ int env_panel() {
   const char *v = std::getenv("HQR_PANEL");
   if (v && std::strcmp(v, "cpu") == 0) return kPanelCpu;
   if (v && std::strcmp(v, "gpu") == 0) return kPanelGpu;
+  if (v && std::strcmp(v, "cusolver") == 0) return kPanelCusolver;
   return kPanelAuto;
 }
 

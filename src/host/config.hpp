@@ -10,9 +10,12 @@ constexpr int kDeviceNone = -1;  // HQR_DEVICE=none
 int device_request();  // HQR_DEVICE: ordinal, kDeviceNone or kDeviceAuto
 long gpu_min_n();      // HQR_GPU_MIN_N; negative: use the calibrated crossover
 int nb();              // HQR_NB; 0: each routine's default
-// HQR_PANEL: where the hybrid potrf factors its diagonal blocks (a tuning
-// knob for measurement): cpu (hqr's own kernel), gpu (cuSOLVER), or auto.
-constexpr int kPanelAuto = 0, kPanelCpu = 1, kPanelGpu = 2;
+// HQR_PANEL: where the hybrid potrf factors its diagonal blocks and the
+// hybrid geqrf its panels (a tuning knob for measurement): cpu (hqr's own
+// kernels), gpu (cuSOLVER's potrf; geqrf: CholeskyQR2 with Householder
+// reconstruction), cusolver (geqrf: cuSOLVER's geqrf; potrf: as gpu), or
+// auto.
+constexpr int kPanelAuto = 0, kPanelCpu = 1, kPanelGpu = 2, kPanelCusolver = 3;
 int panel();
 int cpu_threads();     // HQR_CPU_THREADS; 0: all cores
 bool verbose();        // HQR_VERBOSE (>= 1)

@@ -1,0 +1,175 @@
+// Device kernels of the geqrf panel by CholeskyQR2 and Householder
+// reconstruction (geqrf_hybrid.cu, factor_panel_cholqr): the check that
+// CholeskyQR2 may be trusted, the LU with on-the-fly signs of Q's top block,
+// and the steps that turn it into LAPACK's V, T, tau and R.
+//
+// Ballard, Demmel, Grigori, Jacquelin, Knight, Nguyen, "Reconstructing
+// Householder vectors from Tall-Skinny QR" (JPDC 2015): for Q (m by b) with
+// orthonormal columns, Q - [S; 0] = L U (no pivoting; S = diag(+-1), each
+// sign opposite to the pivot it is subtracted from, so |u_kk| >= 1) gives
+// Q = (I - L T L**H) [I; 0] S with T = -U S L1**-H, L1 the top b by b of L.
+// So A = Q R = (I - L T L**H) [S R; 0]: V = L, T and tau = diag(T) are
+// LAPACK's (tau in [1, 2], as xLARFG makes them), R's rows take the signs S.
+#pragma once
+
+#include "cuda/qr_kernels.cuh"
+
+namespace hqr::gpu {
+namespace {
+
+__device__ inline double re(float x) { return x; }
+__device__ inline double re(double x) { return x; }
+__device__ inline double re(cuFloatComplex x) { return x.x; }
+__device__ inline double re(cuDoubleComplex x) { return x.x; }
+__device__ inline float mul(float a, float b) { return a * b; }
+__device__ inline double mul(double a, double b) { return a * b; }
+__device__ inline cuFloatComplex mul(cuFloatComplex a, cuFloatComplex b) { return cuCmulf(a, b); }
+__device__ inline cuDoubleComplex mul(cuDoubleComplex a, cuDoubleComplex b) { return cuCmul(a, b); }
+__device__ inline float sub(float a, float b) { return a - b; }
+__device__ inline double sub(double a, double b) { return a - b; }
+__device__ inline cuFloatComplex sub(cuFloatComplex a, cuFloatComplex b) { return cuCsubf(a, b); }
+__device__ inline cuDoubleComplex sub(cuDoubleComplex a, cuDoubleComplex b) { return cuCsub(a, b); }
+__device__ inline float quo(float a, float b) { return a / b; }
+__device__ inline double quo(double a, double b) { return a / b; }
+__device__ inline cuFloatComplex quo(cuFloatComplex a, cuFloatComplex b) { return cuCdivf(a, b); }
+__device__ inline cuDoubleComplex quo(cuDoubleComplex a, cuDoubleComplex b) { return cuCdiv(a, b); }
+// s * a for a real s.
+__device__ inline float scaled(double s, float a) { return float(s) * a; }
+__device__ inline double scaled(double s, double a) { return s * a; }
+__device__ inline cuFloatComplex scaled(double s, cuFloatComplex a) {
+  return make_cuFloatComplex(float(s) * a.x, float(s) * a.y);
+}
+__device__ inline cuDoubleComplex scaled(double s, cuDoubleComplex a) { return make_cuDoubleComplex(s * a.x, s * a.y); }
+__device__ inline float real_one(float, double s) { return float(s); }
+__device__ inline double real_one(double, double s) { return s; }
+__device__ inline cuFloatComplex real_one(cuFloatComplex, double s) { return make_cuFloatComplex(float(s), 0.f); }
+__device__ inline cuDoubleComplex real_one(cuDoubleComplex, double s) { return make_cuDoubleComplex(s, 0.); }
+
+// *dev = ||G - I||_F over a Hermitian b-by-b G of which the upper triangle
+// is stored (one block of 1024 threads).
+template <class S> __global__ void gram_deviation(int b, const S *g, int ldg, double *dev) {
+  double sum = 0;
+  for (int64_t e = threadIdx.x; e < int64_t(b) * b; e += blockDim.x) {
+    const int i = int(e % b), j = int(e / b);
+    if (i > j) continue;
+    const double x = dev_abs(i == j ? sub(g[i + int64_t(j) * ldg], dev_one(S())) : g[i + int64_t(j) * ldg]);
+    sum += (i == j ? 1 : 2) * x * x;
+  }
+  __shared__ double part[32];
+  for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
+  if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double t = 0;
+    for (int w = 0; w < int(blockDim.x / 32); ++w) t += part[w];
+    *dev = sqrt(t);
+  }
+}
+
+// *ok = 1 where both Cholesky factorizations succeeded and the second Gram
+// matrix was within tol of I (a NaN fails), else 0.
+__global__ void cholqr_verdict(const int *info, const double *dev, double tol, int *ok) {
+  *ok = info[0] == 0 && info[1] == 0 && *dev <= tol;
+}
+
+// One block column (columns kb..kb+w-1, w <= 32) of the LU with signs of
+// the b-by-b a, in place: every block factors the diagonal block in shared
+// memory (u_kk = a_kk - s_k with s_k = -sign(re a_kk), sign[k] = s_k);
+// block 0 stores it, blocks 1..nblk turn the rows below into L (rows times
+// U**-1), the rest turn the columns to the right into U's rows (L**-1
+// times the columns). The trailing update is a gemm after this kernel.
+// One warp per block.
+template <class S> __global__ void signed_lu_columns(int b, int kb, int w, S *a, int64_t lda, double *sign) {
+  __shared__ S d[32][33];
+  const int lane = threadIdx.x;
+  S *diag = a + kb + kb * lda;
+  for (int j = 0; j < w; ++j)
+    if (lane < w) d[lane][j] = diag[lane + j * lda];
+  __syncwarp();
+  for (int k = 0; k < w; ++k) {
+    const double s = re(d[k][k]) >= 0 ? -1.0 : 1.0;
+    __syncwarp();
+    if (lane == k) d[k][k] = sub(d[k][k], real_one(S(), s));
+    if (blockIdx.x == 0 && lane == k) sign[kb + k] = s;
+    __syncwarp();
+    if (lane > k && lane < w) d[lane][k] = quo(d[lane][k], d[k][k]);
+    __syncwarp();
+    if (lane > k && lane < w)
+      for (int i = k + 1; i < w; ++i) d[i][lane] = sub(d[i][lane], mul(d[i][k], d[k][lane]));
+    __syncwarp();
+  }
+  const int nblk = (b - kb - w + 31) / 32;
+  if (blockIdx.x == 0) {
+    for (int j = 0; j < w; ++j)
+      if (lane < w) diag[lane + j * lda] = d[lane][j];
+    return;
+  }
+  S x[32];
+  if (int(blockIdx.x) <= nblk) {  // rows below: x := x U**-1, a row per lane
+    const int i = kb + w + 32 * (blockIdx.x - 1) + lane;
+    if (i >= b) return;
+    S *row = a + i + kb * lda;
+#pragma unroll
+    for (int j = 0; j < 32; ++j)
+      if (j < w) x[j] = row[j * lda];
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+      if (j >= w) break;
+      S acc = x[j];
+#pragma unroll
+      for (int k = 0; k < j; ++k) acc = sub(acc, mul(x[k], d[k][j]));
+      x[j] = quo(acc, d[j][j]);
+      row[j * lda] = x[j];
+    }
+    return;
+  }
+  // columns to the right: x := L**-1 x (L unit lower), a column per lane
+  const int j = kb + w + 32 * (blockIdx.x - 1 - nblk) + lane;
+  if (j >= b) return;
+  S *col = a + kb + j * lda;
+#pragma unroll
+  for (int i = 0; i < 32; ++i)
+    if (i < w) x[i] = col[i];
+#pragma unroll
+  for (int i = 0; i < 32; ++i) {
+    if (i >= w) break;
+    S acc = x[i];
+#pragma unroll
+    for (int k = 0; k < i; ++k) acc = sub(acc, mul(d[i][k], x[k]));
+    x[i] = acc;
+    col[i] = acc;
+  }
+}
+
+// t = -U S on the upper triangle (U in u's upper triangle), zero below:
+// the right-hand side of T L1**H = -U S.
+template <class S> __global__ void t_from_u(int b, const S *u, int64_t ldu, const double *sign, S *t, int ldt) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < int64_t(b) * b;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int i = int(e % b), j = int(e / b);
+    t[i + int64_t(j) * ldt] = i <= j ? scaled(-sign[j], u[i + j * ldu]) : dev_zero(S());
+  }
+}
+
+// The top b-by-b block of the panel: a gets S R above and on the diagonal
+// (R in r's upper triangle) and L1 below it; q's top block (L1 below its
+// diagonal) becomes V's unit lower triangle; tau = diag(t).
+template <class S>
+__global__ void reconstructed_top(int b, const S *r, int ldr, const double *sign, const S *t, int ldt, S *q,
+                                  int64_t ldq, S *a, int64_t lda, S *tau) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < int64_t(b) * b;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int i = int(e % b), j = int(e / b);
+    S &qij = q[i + j * ldq];
+    if (i <= j) {
+      a[i + j * lda] = scaled(sign[i], r[i + int64_t(j) * ldr]);
+      qij = i == j ? dev_one(S()) : dev_zero(S());
+      if (i == j) tau[i] = t[i + int64_t(i) * ldt];
+    } else {
+      a[i + j * lda] = qij;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hqr::gpu
