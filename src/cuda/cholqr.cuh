@@ -45,41 +45,40 @@ __device__ inline double real_one(double, double s) { return s; }
 __device__ inline cuFloatComplex real_one(cuFloatComplex, double s) { return make_cuFloatComplex(float(s), 0.f); }
 __device__ inline cuDoubleComplex real_one(cuDoubleComplex, double s) { return make_cuDoubleComplex(s, 0.); }
 
-// *dev = ||G - I||_F over a Hermitian b-by-b G of which the upper triangle
-// is stored (one block of 1024 threads).
-template <class S> __global__ void gram_deviation(int b, const S *g, int ldg, double *dev) {
+// *sumsq += ||G - I||_F**2 over a Hermitian b-by-b G of which the upper
+// triangle is stored (*sumsq zeroed before).
+template <class S> __global__ void gram_deviation(int b, const S *g, int ldg, double *sumsq) {
   double sum = 0;
-  for (int64_t e = threadIdx.x; e < int64_t(b) * b; e += blockDim.x) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < int64_t(b) * b;
+       e += int64_t(gridDim.x) * blockDim.x) {
     const int i = int(e % b), j = int(e / b);
     if (i > j) continue;
     const double x = dev_abs(i == j ? sub(g[i + int64_t(j) * ldg], dev_one(S())) : g[i + int64_t(j) * ldg]);
     sum += (i == j ? 1 : 2) * x * x;
   }
-  __shared__ double part[32];
   for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
-  if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = sum;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double t = 0;
-    for (int w = 0; w < int(blockDim.x / 32); ++w) t += part[w];
-    *dev = sqrt(t);
-  }
+  if (threadIdx.x % 32 == 0) atomicAdd(sumsq, sum);
 }
 
-// *ok = 1 where both Cholesky factorizations succeeded and the second Gram
-// matrix was within tol of I (a NaN fails), else 0.
-__global__ void cholqr_verdict(const int *info, const double *dev, double tol, int *ok) {
-  *ok = info[0] == 0 && info[1] == 0 && *dev <= tol;
+// *ok = 1 where both Cholesky factorizations succeeded, the second Gram
+// matrix was within tol of I in the Frobenius norm and no pivot of the
+// signed LU (before its sign) reached pivot_max in modulus (a NaN fails),
+// else 0.
+__global__ void cholqr_verdict(const int *info, const double *sumsq, double tol, const unsigned long long *pivot,
+                               double pivot_max, int *ok) {
+  *ok = info[0] == 0 && info[1] == 0 && *sumsq <= tol * tol && __longlong_as_double(*pivot) < pivot_max;
 }
 
 // One block column (columns kb..kb+w-1, w <= 32) of the LU with signs of
 // the b-by-b a, in place: every block factors the diagonal block in shared
-// memory (u_kk = a_kk - s_k with s_k = -sign(re a_kk), sign[k] = s_k);
+// memory (u_kk = a_kk - s_k with s_k = -sign(re a_kk), sign[k] = s_k,
+// *pivot = max(*pivot, |a_kk|) as a non-negative double's bits);
 // block 0 stores it, blocks 1..nblk turn the rows below into L (rows times
 // U**-1), the rest turn the columns to the right into U's rows (L**-1
 // times the columns). The trailing update is a gemm after this kernel.
 // One warp per block.
-template <class S> __global__ void signed_lu_columns(int b, int kb, int w, S *a, int64_t lda, double *sign) {
+template <class S>
+__global__ void signed_lu_columns(int b, int kb, int w, S *a, int64_t lda, double *sign, unsigned long long *pivot) {
   __shared__ S d[32][33];
   const int lane = threadIdx.x;
   S *diag = a + kb + kb * lda;
@@ -89,8 +88,11 @@ template <class S> __global__ void signed_lu_columns(int b, int kb, int w, S *a,
   for (int k = 0; k < w; ++k) {
     const double s = re(d[k][k]) >= 0 ? -1.0 : 1.0;
     __syncwarp();
+    if (blockIdx.x == 0 && lane == k) {
+      sign[kb + k] = s;
+      atomicMax(pivot, static_cast<unsigned long long>(__double_as_longlong(dev_abs(d[k][k]))));
+    }
     if (lane == k) d[k][k] = sub(d[k][k], real_one(S(), s));
-    if (blockIdx.x == 0 && lane == k) sign[kb + k] = s;
     __syncwarp();
     if (lane > k && lane < w) d[lane][k] = quo(d[lane][k], d[k][k]);
     __syncwarp();
@@ -152,21 +154,20 @@ template <class S> __global__ void t_from_u(int b, const S *u, int64_t ldu, cons
 }
 
 // The top b-by-b block of the panel: a gets S R above and on the diagonal
-// (R in r's upper triangle) and L1 below it; q's top block (L1 below its
-// diagonal) becomes V's unit lower triangle; tau = diag(t).
+// (R in r's upper triangle) and L1 (l's strictly lower triangle) below it;
+// v's top block becomes V's unit lower triangle; tau = diag(t).
 template <class S>
-__global__ void reconstructed_top(int b, const S *r, int ldr, const double *sign, const S *t, int ldt, S *q,
-                                  int64_t ldq, S *a, int64_t lda, S *tau) {
+__global__ void reconstructed_top(int b, const S *r, int ldr, const double *sign, const S *t, int ldt, const S *l,
+                                  int64_t ldl, S *v, int64_t ldv, S *a, int64_t lda, S *tau) {
   for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < int64_t(b) * b;
        e += int64_t(gridDim.x) * blockDim.x) {
     const int i = int(e % b), j = int(e / b);
-    S &qij = q[i + j * ldq];
     if (i <= j) {
       a[i + j * lda] = scaled(sign[i], r[i + int64_t(j) * ldr]);
-      qij = i == j ? dev_one(S()) : dev_zero(S());
+      v[i + j * ldv] = i == j ? dev_one(S()) : dev_zero(S());
       if (i == j) tau[i] = t[i + int64_t(i) * ldt];
     } else {
-      a[i + j * lda] = qij;
+      a[i + j * lda] = v[i + j * ldv] = l[i + j * ldl];
     }
   }
 }

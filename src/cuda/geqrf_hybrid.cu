@@ -50,8 +50,10 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cmath>
 #include <cstdio>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -153,7 +155,8 @@ template <class T> class HybridGeqrf {
   // alternating between panels, one for catching up late block columns),
   // every panel's T (nb by nb), with keep the caller's extra bytes and
   // max |a_ij|, W (nb by n), G (nb by nb), tau, cuSOLVER's workspace and
-  // INFO (with the gpu mode: two, CholeskyQR2's signs and verdict).
+  // INFO (with the gpu mode: two, CholeskyQR2's signs and verdict, and
+  // two more nb by nb).
   // Pinned: tau on its way out, the verdict, and for the cpu mode the
   // panel, its T and tau.
   bool reserve() {
@@ -176,10 +179,11 @@ template <class T> class HybridGeqrf {
     }
     const std::size_t e = sizeof(T), v = e * ldda_ * nb_, tt = e * nb_ * nb_;
     auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
-    std::size_t off[9], total = 0;
-    const std::size_t sizes[9] = {v, v, v, tt * std::max<lint>(npanels_, 1), keep_ ? keep_extra_ + 256 : 0,
-                                  e * nb_ * n_, tt, e * k_, solver_device_bytes_ + kScratch + sizeof(double) * nb_};
-    for (int i = 0; i < 9; ++i) {
+    std::size_t off[11], total = 0;
+    const std::size_t sizes[11] = {v,  v,  v,      tt * std::max<lint>(npanels_, 1), keep_ ? keep_extra_ + 256 : 0,
+                                   e * nb_ * n_, tt, e * k_, solver_device_bytes_ + kScratch + sizeof(double) * nb_,
+                                   tt, tt};
+    for (int i = 0; i < 11; ++i) {
       off[i] = total;
       total += round(sizes[i]);
     }
@@ -201,7 +205,10 @@ template <class T> class HybridGeqrf {
     dinfo_ = reinterpret_cast<int *>(scratch);
     dok_ = dinfo_ + 2;
     ddev_ = reinterpret_cast<double *>(scratch + 16);
+    dpivot_ = reinterpret_cast<unsigned long long *>(scratch + 24);
     dsign_ = reinterpret_cast<double *>(scratch + kScratch);
+    dX_ = reinterpret_cast<T *>(w + off[9]);
+    dR_ = reinterpret_cast<T *>(w + off[10]);
     const std::size_t pinned =
         round(e * k_) + kScratch + (mode_ == Panel::cpu ? round(e * m_ * nb_) + round(tt) + round(e * k_) : 0);
     if (!c_.panel.reserve(pinned)) return false;
@@ -387,61 +394,97 @@ template <class T> class HybridGeqrf {
   }
 
   // gpu mode: panels at least as tall as wide are factored by CholeskyQR2
-  // and Householder reconstruction (cholqr.cuh): all level 3, about 1 ms
-  // where cuSOLVER's geqrf takes 10 (16384 by 512 on the H200). Where it
-  // cannot be trusted (a Cholesky factorization fails, or the second Gram
+  // and Householder reconstruction (cholqr.cuh): level 3 but for two
+  // Cholesky factorizations and the signed LU of an nb-by-nb block, 3.2 ms
+  // on an idle H200 where cuSOLVER's geqrf takes 10 (16384 by 512). Where
+  // it cannot be trusted (a Cholesky factorization fails, the second Gram
   // matrix is not close to I, so the panel's condition number is above
-  // ~1e6 in double), cuSOLVER's geqrf factors the panel instead; the
-  // panel in A is untouched until the verdict.
+  // ~1e6 in double, or a column is already reduced, see start_cholqr),
+  // cuSOLVER's geqrf factors the panel instead; the panel in A is untouched
+  // until the verdict.
   bool cholqr_panel(lint p) const { return mode_ == Panel::gpu && panel_rows(p) >= panel_cols(p); }
 
-  // First half, queued before the step's trailing updates: Q = A R**-1 twice
-  // into panel_v(p), R = R2 R1 into G, the verdict on its way to the host.
+  // First half, queued before the step's trailing updates (A is the panel
+  // in dA, untouched here): R1 = chol(A**H A), Q = A R1**-1 into
+  // panel_v(p), R2 = chol(Q**H Q) in tmat(p), R = R2 R1 in dR_; the final
+  // Q's top block, Q1 R2**-1, less S = L1 U in Z (dG_); the verdict on its
+  // way to the host. Triangular solves with many rows run as gemms with
+  // the explicit inverse (cuBLAS's trsm ran at a sixth of gemm's rate
+  // there: 0.53 against 0.2 ms); the triangles' other halves are kept zero
+  // so that the gemms see triangular matrices.
   bool start_cholqr(lint p) {
     using R = typename Prec<T>::real;
     const lint k0 = p * nb_, mk = panel_rows(p), b = panel_cols(p);
     const dtype t = blas::data_type<T>();
     const cudaStream_t s = c_.urgent_stream;
     const cublasHandle_t h = c_.urgent_blas;
+    const T *A = dev(k0, k0);
     T *Q = panel_v(p), *G1 = dG_, *G2 = tmat(p);
+    const std::size_t square = sizeof(T) * nb_ * nb_;
     auto cholesky = [&](T *g, int *info) {
       return check(cusolverDnXpotrf(c_.urgent_solver, params_, CUBLAS_FILL_MODE_UPPER, b, t, g, nb_, t, dsolver_,
                                     solver_device_bytes_, solver_host_.empty() ? nullptr : solver_host_.data(),
                                     solver_host_bytes_, info),
                    Point::kernel);
     };
-    auto solve = [&](const T *r) {  // Q := Q r**-1
-      return check(blas::trsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, mk, b,
-                              T(1), r, nb_, Q, ldda_),
+    auto gram = [&](const T *x, T *g) {
+      return check(blas::herk(h, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), b, mk, R(1), x, ldda_, R(0), g, nb_),
                    Point::kernel);
     };
-    auto gram = [&](T *g) {
-      return check(blas::herk(h, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), b, mk, R(1), Q, ldda_, R(0), g, nb_),
-                   Point::kernel);
-    };
-    // The Gram matrices' lower triangles stay zero, so that R2 R1 is a trmm.
-    if (!check(cudaMemcpy2DAsync(Q, ldda_ * sizeof(T), dev(k0, k0), ldda_ * sizeof(T), mk * sizeof(T), b,
-                                 cudaMemcpyDeviceToDevice, s),
-               Point::copy) ||
-        !check(cudaMemsetAsync(G1, 0, sizeof(T) * nb_ * nb_, s), Point::copy) ||
-        !check(cudaMemsetAsync(G2, 0, sizeof(T) * nb_ * nb_, s), Point::copy) || !gram(G1) ||
-        !cholesky(G1, dinfo_) || !solve(G1) || !gram(G2))
+    if (!check(cudaMemsetAsync(G1, 0, square, s), Point::copy) ||
+        !check(cudaMemsetAsync(G2, 0, square, s), Point::copy) ||
+        !check(cudaMemsetAsync(ddev_, 0, 2 * sizeof *ddev_, s), Point::copy) || !gram(A, G1))
       return false;
-    gram_deviation<<<1, 1024, 0, s>>>(int(b), dv(G2), int(nb_), ddev_);
-    if (!launched(Point::kernel) || !cholesky(G2, dinfo_ + 1) || !solve(G2) ||
-        !check(blas::trmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, b, b, T(1),
-                          G2, nb_, G1, nb_, G1, nb_),
+    if (!cholesky(G1, dinfo_)) return false;
+    if (!inverse_upper(G1, dX_, b) ||
+        !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mk, b, b, T(1), A, ldda_, dX_, nb_, T(0), Q, ldda_),
                Point::kernel))
       return false;
-    cholqr_verdict<<<1, 1, 0, s>>>(dinfo_, ddev_, 0.1, dok_);
+    if (!gram(Q, G2)) return false;
+    gram_deviation<<<grid_for(b * b, 256, 256), 256, 0, s>>>(int(b), dv(G2), int(nb_), ddev_);
+    if (!launched(Point::kernel) || !cholesky(G2, dinfo_ + 1)) return false;
+    if (!check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, b, b, b, T(1), G2, nb_, G1, nb_, T(0), dR_, nb_),
+               Point::kernel))
+      return false;
+    T *Z = G1;  // R1 is in R now
+    if (!inverse_upper(G2, dX_, b) ||
+        !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, b, b, b, T(1), Q, ldda_, dX_, nb_, T(0), Z, nb_),
+               Point::kernel))  // Z = the final Q's top block
+      return false;
+    for (lint kb = 0; kb < b; kb += 32) {  // Z - S = L1 U, 32 columns at a time
+      const lint w = std::min<lint>(32, b - kb), rest = b - kb - w, nblk = (rest + 31) / 32;
+      signed_lu_columns<<<int(1 + 2 * nblk), 32, 0, s>>>(int(b), int(kb), int(w), dv(Z), nb_, dsign_, dpivot_);
+      if (!launched(Point::kernel) ||
+          (rest > 0 && !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, w, T(-1), Z + kb + w + kb * nb_, nb_,
+                                         Z + kb + (kb + w) * nb_, nb_, T(1), Z + kb + w + (kb + w) * nb_, nb_),
+                              Point::kernel)))
+        return false;
+    }
+    // A pivot of modulus near 1 is a column already reduced (to rounding):
+    // LAPACK's reflector there depends on whether the entries below the
+    // diagonal are exactly zero (tau = 0), so cuSOLVER's geqrf decides.
+    const double pivot_max = 1 - std::sqrt(double(std::numeric_limits<R>::epsilon()));
+    cholqr_verdict<<<1, 1, 0, s>>>(dinfo_, ddev_, 0.1, dpivot_, pivot_max, dok_);
     return launched(Point::kernel) &&
            check(cudaMemcpyAsync(hok_, dok_, sizeof(int), cudaMemcpyDeviceToHost, s), Point::copy) &&
            check(cudaEventRecord(verdict_ready_, s), Point::copy);
   }
 
-  // Second half, queued after the step's trailing updates: the
-  // reconstruction (V in panel_v(p), T, tau, S R and V into A), or
-  // cuSOLVER's geqrf where the verdict says no.
+  // x = u**-1 for the upper triangular b-by-b u (leading dimension nb):
+  // zero below the diagonal, as u's inverse.
+  bool inverse_upper(const T *u, T *x, lint b) {
+    set_identity<<<grid_for(b * b), 256, 0, c_.urgent_stream>>>(b, b, 0, dv(x), nb_);
+    return launched(Point::kernel) &&
+           check(blas::trsm(c_.urgent_blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                            CUBLAS_DIAG_NON_UNIT, b, b, T(1), u, nb_, x, nb_),
+                 Point::kernel);
+  }
+
+  // Second half, queued after the step's trailing updates: the rest of the
+  // reconstruction, or cuSOLVER's geqrf where the verdict says no.
+  // L2 = (the final Q's rows below the top block) U**-1 = Q2 (U R2)**-1
+  // with Q2 the first pass's, into A's rows and V's; T = -U S L1**-H; A's
+  // top block gets S R and L1.
   bool finish_cholqr(lint p) {
     if (!check(cudaEventSynchronize(verdict_ready_), Point::sync)) return false;
     if (!*hok_) {
@@ -451,34 +494,29 @@ template <class T> class HybridGeqrf {
     const lint k0 = p * nb_, mk = panel_rows(p), b = panel_cols(p);
     const cudaStream_t s = c_.urgent_stream;
     const cublasHandle_t h = c_.urgent_blas;
-    T *Q = panel_v(p), *Tm = tmat(p);
-    for (lint kb = 0; kb < b; kb += 32) {  // Q1 - S = L1 U, 32 columns at a time
-      const lint w = std::min<lint>(32, b - kb), rest = b - kb - w, nblk = (rest + 31) / 32;
-      signed_lu_columns<<<int(1 + 2 * nblk), 32, 0, s>>>(int(b), int(kb), int(w), dv(Q), ldda_, dsign_);
-      if (!launched(Point::kernel) ||
-          (rest > 0 && !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, w, T(-1), Q + kb + w + kb * ldda_,
-                                         ldda_, Q + kb + (kb + w) * ldda_, ldda_, T(1), Q + kb + w + (kb + w) * ldda_,
-                                         ldda_),
-                              Point::kernel)))
+    T *Q = panel_v(p), *R2 = tmat(p), *Z = dG_, *Tm = tmat(p);  // Z: L1 and U
+    if (mk > b) {  // dX = U R2, R2 := (U R2)**-1, then L2 = Q2 R2 into A and V
+      if (!check(blas::trmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, b, b, T(1),
+                            Z, nb_, R2, nb_, dX_, nb_),
+                 Point::kernel) ||
+          !inverse_upper(dX_, R2, b) ||
+          !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mk - b, b, b, T(1), Q + b, ldda_, R2, nb_, T(0),
+                            dev(k0 + b, k0), ldda_),
+                 Point::kernel) ||
+          !check(cudaMemcpy2DAsync(Q + b, ldda_ * sizeof(T), dev(k0 + b, k0), ldda_ * sizeof(T), (mk - b) * sizeof(T),
+                                   b, cudaMemcpyDeviceToDevice, s),
+                 Point::copy))
         return false;
     }
-    if (mk > b && !check(blas::trsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                                    mk - b, b, T(1), Q, ldda_, Q + b, ldda_),
-                         Point::kernel))  // L2 = Q2 U**-1
-      return false;
-    t_from_u<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(Q), ldda_, dsign_, dv(Tm), int(nb_));
+    t_from_u<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(Z), nb_, dsign_, dv(Tm), int(nb_));
     if (!launched(Point::kernel) ||
         !check(blas::trsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, blas::op_c<T>(), CUBLAS_DIAG_UNIT, b, b, T(1),
-                          Q, ldda_, Tm, nb_),
+                          Z, nb_, Tm, nb_),
                Point::kernel))  // T = -U S L1**-H
       return false;
-    reconstructed_top<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(dG_), int(nb_), dsign_, dv(Tm), int(nb_), dv(Q),
-                                                      ldda_, dv(dev(k0, k0)), ldda_, dv(dtau_ + k0));
-    return launched(Point::kernel) &&
-           (mk == b || check(cudaMemcpy2DAsync(dev(k0 + b, k0), ldda_ * sizeof(T), Q + b, ldda_ * sizeof(T),
-                                               (mk - b) * sizeof(T), b, cudaMemcpyDeviceToDevice, s),
-                             Point::copy)) &&
-           panel_finished(p);
+    reconstructed_top<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(dR_), int(nb_), dsign_, dv(Tm), int(nb_), dv(Z),
+                                                      nb_, dv(Q), ldda_, dv(dev(k0, k0)), ldda_, dv(dtau_ + k0));
+    return launched(Point::kernel) && panel_finished(p);
   }
 
   // Panel p: the first half is queued before the step's trailing updates,
@@ -611,6 +649,7 @@ template <class T> class HybridGeqrf {
   const std::size_t keep_extra_;
   unsigned long long *damax_ = nullptr;
   void *dextra_ = nullptr;
+  T *dX_ = nullptr, *dR_ = nullptr;  // gpu mode: b-by-b inverses, and R = R2 R1
   T *dA_ = nullptr, *dV_[2] = {}, *dVc_ = nullptr, *dT_ = nullptr, *dW_ = nullptr, *dG_ = nullptr, *dtau_ = nullptr;
   void *dsolver_ = nullptr;
   int *dinfo_ = nullptr;
@@ -625,6 +664,7 @@ template <class T> class HybridGeqrf {
   int *dok_ = nullptr, *hok_ = nullptr;
   int cusolver_panels_ = 0;  // gpu mode: panels that CholeskyQR2's verdict sent to cuSOLVER
   double *ddev_ = nullptr, *dsign_ = nullptr;
+  unsigned long long *dpivot_ = nullptr;  // max |pivot| of the signed LU, as a double's bits
   std::vector<lint> applied_;  // block reflectors applied to each block column, as queued
   const bool timeline_ = config::verbose_level() >= 2;
   Progress uploaded_, finalized_;
