@@ -259,8 +259,8 @@ template <class T> void geqrf_panels(void **) {
 
 // The hybrid geqrf's schedule (geqrf_hybrid.cu, factor): step p brings
 // block column p+1 up to date with reflectors 0..p before panel p+1, then
-// every other column that has arrived by then; the last step takes the
-// rest. With random arrival orders, every column must get each reflector
+// block column p+2, then every other column that has arrived by then; the
+// last step takes the rest. With random arrival orders, every column must get each reflector
 // before it exactly once, in order, and panel p+1's column must be up to
 // date when the panel starts. (The GPU run depends on upload timing; this
 // covers every order on the CPU.)
@@ -289,7 +289,11 @@ void catch_up_schedule(void **) {
         have = nblocks;
       }
       arrive(have);
-      if (have > p + 1 + ahead) catch_up(p + 1 + ahead, have, p);
+      const lint j0 = p + 1 + ahead;
+      if (have > j0) {  // the next panel's block column first, on its own
+        catch_up(j0, j0 + 1, p);
+        catch_up(j0 + 1, have, p);
+      }
     }
     for (lint j = 0; j < nblocks; ++j) {
       const lint want = std::min(j, npanels);

@@ -49,8 +49,8 @@
 // finishes from there.
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <limits>
@@ -59,8 +59,8 @@
 #include <vector>
 
 #include "cpu/qr_panel.hpp"
-#include "cuda/cholqr.cuh"
 #include "cuda/blas.cuh"
+#include "cuda/cholqr.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
@@ -119,10 +119,11 @@ template <class T> class HybridGeqrf {
     arrived_.resize(nblocks_);
     panel_done_.resize(npanels_);
     ahead_ready_.resize(npanels_);
-    if (timeline_) step_done_.resize(npanels_);
+    rest_done_.resize(npanels_);
+    caught_up_.resize(nblocks_);
     // Timing events only for the HQR_VERBOSE=2 timeline.
     const unsigned flags = timeline_ ? cudaEventDefault : cudaEventDisableTiming;
-    for (auto *v : {&arrived_, &panel_done_, &ahead_ready_, &step_done_})
+    for (auto *v : {&arrived_, &panel_done_, &ahead_ready_, &rest_done_, &caught_up_})
       for (auto &e : *v)
         if (!ok(cudaEventCreateWithFlags(&e, flags))) return finish({false, 0, "CUDA event", 0});
     for (cudaEvent_t *e : {&start_, &all_done_, &panel_down_, &verdict_ready_})
@@ -151,12 +152,7 @@ template <class T> class HybridGeqrf {
   }
 
  private:
-  // Device: the matrix (ldda by n), three V copies (ldda by nb: two
-  // alternating between panels, one for catching up late block columns),
-  // every panel's T (nb by nb), with keep the caller's extra bytes and
-  // max |a_ij|, W (nb by n), G (nb by nb), tau, cuSOLVER's workspace and
-  // INFO (with the gpu mode: two, CholeskyQR2's signs and verdict, and
-  // two more nb by nb).
+  // Device: the matrix (ldda by n) and the workspace listed below.
   // Pinned: tau on its way out, the verdict, and for the cpu mode the
   // panel, its T and tau.
   bool reserve() {
@@ -179,36 +175,43 @@ template <class T> class HybridGeqrf {
     }
     const std::size_t e = sizeof(T), v = e * ldda_ * nb_, tt = e * nb_ * nb_;
     auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
-    std::size_t off[11], total = 0;
-    const std::size_t sizes[11] = {v,  v,  v,      tt * std::max<lint>(npanels_, 1), keep_ ? keep_extra_ + 256 : 0,
-                                   e * nb_ * n_, tt, e * k_, solver_device_bytes_ + kScratch + sizeof(double) * nb_,
-                                   tt, tt};
-    for (int i = 0; i < 11; ++i) {
-      off[i] = total;
-      total += round(sizes[i]);
-    }
+    // In order: V copies (the ring, then the compute and urgent lanes'),
+    // every T, keep's bytes, W, G, X, R, tau, cuSOLVER's workspace and the
+    // scratch (INFO x2, the verdict, ||G - I||**2, max |pivot|, the signs).
+    const std::size_t sizes[] = {v * (kRing + 2), tt * std::max<lint>(npanels_, 1), keep_ ? keep_extra_ + 256 : 0,
+                                 e * nb_ * n_,    tt, tt, tt, e * k_,
+                                 solver_device_bytes_ + kScratch + sizeof(double) * nb_};
+    std::size_t total = 0;
+    for (std::size_t b : sizes) total += round(b);
     if (!c_.workspace.reserve(total)) return false;
     char *w = static_cast<char *>(c_.workspace.get());
-    dV_[0] = reinterpret_cast<T *>(w + off[0]);
-    dV_[1] = reinterpret_cast<T *>(w + off[1]);
-    dVc_ = reinterpret_cast<T *>(w + off[2]);
-    dT_ = reinterpret_cast<T *>(w + off[3]);
+    const std::size_t *next = sizes;
+    auto take = [&] {
+      char *at = w;
+      w += round(*next++);
+      return at;
+    };
+    T *vs = reinterpret_cast<T *>(take());
+    for (int i = 0; i < kRing + 2; ++i)
+      (i < kRing ? dV_[i] : i == kRing ? dVc_ : dVu_) = vs + std::size_t(i) * ldda_ * nb_;
+    dT_ = reinterpret_cast<T *>(take());
+    char *kept = take();
     if (keep_) {
-      damax_ = reinterpret_cast<unsigned long long *>(w + off[4]);
-      dextra_ = w + off[4] + 256;
+      damax_ = reinterpret_cast<unsigned long long *>(kept);
+      dextra_ = kept + 256;
     }
-    dW_ = reinterpret_cast<T *>(w + off[5]);
-    dG_ = reinterpret_cast<T *>(w + off[6]);
-    dtau_ = reinterpret_cast<T *>(w + off[7]);
-    dsolver_ = w + off[8];
-    char *scratch = w + off[8] + solver_device_bytes_;  // INFO x2, the verdict, ||G - I||, the signs
+    dW_ = reinterpret_cast<T *>(take());
+    dG_ = reinterpret_cast<T *>(take());
+    dX_ = reinterpret_cast<T *>(take());
+    dR_ = reinterpret_cast<T *>(take());
+    dtau_ = reinterpret_cast<T *>(take());
+    dsolver_ = take();
+    char *scratch = static_cast<char *>(dsolver_) + solver_device_bytes_;
     dinfo_ = reinterpret_cast<int *>(scratch);
     dok_ = dinfo_ + 2;
     ddev_ = reinterpret_cast<double *>(scratch + 16);
     dpivot_ = reinterpret_cast<unsigned long long *>(scratch + 24);
     dsign_ = reinterpret_cast<double *>(scratch + kScratch);
-    dX_ = reinterpret_cast<T *>(w + off[9]);
-    dR_ = reinterpret_cast<T *>(w + off[10]);
     const std::size_t pinned =
         round(e * k_) + kScratch + (mode_ == Panel::cpu ? round(e * m_ * nb_) + round(tt) + round(e * k_) : 0);
     if (!c_.panel.reserve(pinned)) return false;
@@ -227,7 +230,7 @@ template <class T> class HybridGeqrf {
   using dtype = cudaDataType;
 
   Result finish(Result r) {
-    for (auto *v : {&arrived_, &panel_done_, &ahead_ready_, &step_done_})
+    for (auto *v : {&arrived_, &panel_done_, &ahead_ready_, &rest_done_, &caught_up_})
       for (auto &e : *v)
         if (e) cudaEventDestroy(e);
     for (cudaEvent_t e : {start_, all_done_, panel_down_, verdict_ready_})
@@ -362,7 +365,7 @@ template <class T> class HybridGeqrf {
     unit_lower_copy<<<blocks, threads, 0, s>>>(mk, kf, dv(dev(k0, k0)), ldda_, dv(v), ldda_);
     return launched(Point::kernel);
   }
-  T *panel_v(lint p) const { return dV_[p % 2]; }
+  T *panel_v(lint p) const { return dV_[p % kRing]; }
   // Panel p, its V and T are ready: its block column is final and may
   // leave, and its block reflector may be applied.
   bool panel_finished(lint p) { return check(cudaEventRecord(panel_done_[p], c_.urgent_stream), Point::kernel); }
@@ -378,8 +381,8 @@ template <class T> class HybridGeqrf {
                                 solver_host_bytes_, dinfo_),
                Point::kernel) ||
         !copy_v(p, panel_v(p), c_.urgent_stream) ||
-        !check(blas::herk(c_.urgent_blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kf, mk, R(1), dV_[p % 2], ldda_, R(0),
-                          dG_, nb_),
+        !check(blas::herk(c_.urgent_blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kf, mk, R(1), panel_v(p), ldda_,
+                          R(0), dG_, nb_),
                Point::kernel))
       return false;
     const int threads = 256, blocks = int(std::min<lint>(1024, (kf * kf + threads - 1) / threads));
@@ -558,32 +561,45 @@ template <class T> class HybridGeqrf {
 
   // Block columns c0.. (nc columns) of the trailing matrix: C -= V T**H V**H C
   // with block reflector p, V its copy.
-  bool larfb(lint p, const T *V, lint c0, lint nc) {
+  // W's columns are those of C, so updates of different block columns on
+  // different streams do not share it.
+  bool larfb(lint p, const T *V, lint c0, lint nc, cublasHandle_t h) {
     const lint k0 = p * nb_, mk = panel_rows(p), kf = panel_reflectors(p);
     const T *Tm = tmat(p);
     T *C = dev(k0, c0), *W = dW_ + std::size_t(c0) * nb_;
     return nc == 0 ||
-           (check(blas::gemm(c_.blas, blas::op_c<T>(), CUBLAS_OP_N, kf, nc, mk, T(1), V, ldda_, C, ldda_, T(0), W, nb_),
+           (check(blas::gemm(h, blas::op_c<T>(), CUBLAS_OP_N, kf, nc, mk, T(1), V, ldda_, C, ldda_, T(0), W, nb_),
                   Point::kernel) &&
-            check(blas::trmm(c_.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT,
-                             kf, nc, T(1), Tm, nb_, W, nb_, W, nb_),
+            check(blas::trmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT, kf, nc,
+                             T(1), Tm, nb_, W, nb_, W, nb_),
                   Point::kernel) &&
-            check(blas::gemm(c_.blas, CUBLAS_OP_N, CUBLAS_OP_N, mk, nc, kf, T(-1), V, ldda_, W, nb_, T(1), C, ldda_),
+            check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mk, nc, kf, T(-1), V, ldda_, W, nb_, T(1), C, ldda_),
                   Point::kernel));
   }
 
+  // Where updates run: the compute stream (the trailing matrix) or the
+  // urgent one (the next panel's block column), each with its own copy of
+  // an earlier panel's V.
+  struct Lane {
+    cudaStream_t stream;
+    cublasHandle_t blas;
+    T *v;
+  };
+  Lane compute_lane() const { return {c_.compute_stream, c_.blas, dVc_}; }
+  Lane urgent_lane() const { return {c_.urgent_stream, c_.urgent_blas, dVu_}; }
+
   // Brings block columns j0..j1-1 (on the device) up to date with block
-  // reflectors 0..p (catch_up_plan, handoff.hpp). Reflectors before p are
-  // applied from a fresh copy of their V (the alternating copies are the
-  // current panels').
-  bool catch_up(lint j0, lint j1, lint p) {
+  // reflectors 0..p (catch_up_plan, handoff.hpp) on lane l. Reflectors
+  // before p are applied from a fresh copy of their V into the lane's own
+  // buffer (the ring holds the current panels').
+  bool catch_up(lint j0, lint j1, lint p, const Lane &l) {
     return catch_up_plan(applied_, j0, j1, p, [&](lint q, lint j) {
       const T *v = panel_v(p);
       if (q < p) {
-        if (!copy_v(q, dVc_, c_.compute_stream)) return false;
-        v = dVc_;
+        if (!copy_v(q, l.v, l.stream)) return false;
+        v = l.v;
       }
-      return larfb(q, v, j * nb_, std::min(n_, j1 * nb_) - j * nb_);
+      return larfb(q, v, j * nb_, std::min(n_, j1 * nb_) - j * nb_, l.blas);
     });
   }
 
@@ -592,28 +608,41 @@ template <class T> class HybridGeqrf {
     return true;
   }
 
-  // Step p applies block reflector p to block column p+1 first, so that
-  // panel p+1 can start, then to every later block column that has arrived
-  // by then. A block column that arrives later catches up with all the
-  // reflectors before it at the next step (catch_up), so the panels keep
-  // going while the matrix is still on its way in; the last step waits for
-  // everything.
+  // Step p: on the urgent stream, block column p+1 takes block reflector p
+  // (and any before it that it missed), then panel p+1 is factored; on the
+  // compute stream, block column p+2 takes reflector p, then every later
+  // block column that has arrived by then. A block column that arrives
+  // later catches up with all the reflectors before it (catch_up), so the
+  // panels keep going while the matrix is still on its way in; the last
+  // step waits for everything. The urgent stream waits for the compute
+  // stream only where block column p+1 had its last update there
+  // (caught_up_), and for V's ring slot to be free (rest_done_), so the
+  // panels run up to kRing - 1 steps ahead of the trailing updates.
   void factor() {
     if (!arrived(0, c_.urgent_stream) || !start_panel(0) || !finish_panel(0) || !publish(1)) return;
+    std::vector<char> on_compute(std::size_t(nblocks_), 0);  // block column j's last update was on the compute stream
     for (lint p = 0; p < npanels_; ++p) {
       const bool ahead = p + 1 < npanels_;
       if (!check(cudaStreamWaitEvent(c_.compute_stream, panel_done_[p], 0), Point::sync)) return;
-      if (ahead) {  // block column p+1 first, then its panel leaves for the factorization
-        if (!arrived(p + 1, c_.compute_stream) || !catch_up(p + 1, p + 2, p) ||
-            !check(cudaEventRecord(ahead_ready_[p], c_.compute_stream), Point::kernel) ||
-            !check(cudaStreamWaitEvent(c_.urgent_stream, ahead_ready_[p], 0), Point::sync) ||
+      if (ahead) {
+        const cudaStream_t u = c_.urgent_stream;
+        if (!(on_compute[p + 1] ? check(cudaStreamWaitEvent(u, caught_up_[p + 1], 0), Point::sync)
+                                : arrived(p + 1, u)) ||
+            !catch_up(p + 1, p + 2, p, urgent_lane()) ||
+            !check(cudaEventRecord(ahead_ready_[p], u), Point::kernel) ||
+            (p + 1 >= kRing && !check(cudaStreamWaitEvent(u, rest_done_[p + 1 - kRing], 0), Point::sync)) ||
             !start_panel(p + 1))
           return;
       }
-      const lint have = ahead ? std::min(nblocks_, uploaded_.done()) : nblocks_;
-      if (have > p + 1 + ahead && (!arrived(have - 1, c_.compute_stream) || !catch_up(p + 1 + ahead, have, p)))
-        return;
-      if (timeline_ && !check(cudaEventRecord(step_done_[p], c_.compute_stream), Point::kernel)) return;
+      const lint j0 = p + 1 + ahead, have = ahead ? std::min(nblocks_, uploaded_.done()) : nblocks_;
+      if (have > j0) {
+        if (!arrived(have - 1, c_.compute_stream) || !catch_up(j0, j0 + 1, p, compute_lane()) ||
+            !check(cudaEventRecord(caught_up_[j0], c_.compute_stream), Point::kernel) ||
+            !catch_up(j0 + 1, have, p, compute_lane()))
+          return;
+        on_compute[j0] = 1;
+      }
+      if (!check(cudaEventRecord(rest_done_[p], c_.compute_stream), Point::kernel)) return;
       if (ahead && (!finish_panel(p + 1) || !publish(p + 2))) return;
     }
     // Block columns past the last panel (wide matrices) are final now.
@@ -633,7 +662,7 @@ template <class T> class HybridGeqrf {
                  (long long)m_, (long long)n_, (long long)nb_);
     for (lint p = 0; p < npanels_; ++p)
       std::fprintf(stderr, "hqr:   %4lld  %8.3f | %8.3f %8.3f | %8.3f\n", (long long)p, ms(arrived_[p]),
-                   p == 0 ? ms(arrived_[0]) : ms(ahead_ready_[p - 1]), ms(panel_done_[p]), ms(step_done_[p]));
+                   p == 0 ? ms(arrived_[0]) : ms(ahead_ready_[p - 1]), ms(panel_done_[p]), ms(rest_done_[p]));
     std::fprintf(stderr, "hqr:   last block arrived %.3f, all done %.3f; %d panels failed CholeskyQR2's check\n",
                  ms(arrived_[nblocks_ - 1]), ms(all_done_), cusolver_panels_);
   }
@@ -650,7 +679,9 @@ template <class T> class HybridGeqrf {
   unsigned long long *damax_ = nullptr;
   void *dextra_ = nullptr;
   T *dX_ = nullptr, *dR_ = nullptr;  // gpu mode: b-by-b inverses, and R = R2 R1
-  T *dA_ = nullptr, *dV_[2] = {}, *dVc_ = nullptr, *dT_ = nullptr, *dW_ = nullptr, *dG_ = nullptr, *dtau_ = nullptr;
+  static constexpr int kRing = 3;  // the latest panels' V copies
+  T *dA_ = nullptr, *dT_ = nullptr, *dW_ = nullptr, *dG_ = nullptr, *dtau_ = nullptr;
+  T *dV_[kRing] = {}, *dVc_ = nullptr, *dVu_ = nullptr;  // V copies: the ring, the compute and urgent lanes'
   void *dsolver_ = nullptr;
   int *dinfo_ = nullptr;
   cusolverDnParams_t params_ = nullptr;
@@ -658,7 +689,7 @@ template <class T> class HybridGeqrf {
   std::vector<char> solver_host_;
   T *htau_out_ = nullptr, *hpanel_ = nullptr, *hT_ = nullptr, *htau_ = nullptr;
   std::vector<T> cpu_work_;
-  std::vector<cudaEvent_t> arrived_, panel_done_, ahead_ready_, step_done_;
+  std::vector<cudaEvent_t> arrived_, panel_done_, ahead_ready_, rest_done_, caught_up_;
   cudaEvent_t start_ = nullptr, all_done_ = nullptr, panel_down_ = nullptr, verdict_ready_ = nullptr;
   static constexpr std::size_t kScratch = 256;
   int *dok_ = nullptr, *hok_ = nullptr;
