@@ -69,6 +69,13 @@ __global__ void cholqr_verdict(const int *info, const double *sumsq, double tol,
   *ok = info[0] == 0 && info[1] == 0 && *sumsq <= tol * tol && __longlong_as_double(*pivot) < pivot_max;
 }
 
+// Zeros a's strictly lower triangle (b by b).
+template <class S> __global__ void zero_below_diagonal(int b, S *a, int lda) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < int64_t(b) * b;
+       e += int64_t(gridDim.x) * blockDim.x)
+    if (e % b > e / b) a[e % b + (e / b) * lda] = dev_zero(S());
+}
+
 // One block column (columns kb..kb+w-1, w <= 32) of the LU with signs of
 // the b-by-b a, in place: every block factors the diagonal block in shared
 // memory (u_kk = a_kk - s_k with s_k = -sign(re a_kk), sign[k] = s_k,

@@ -413,8 +413,8 @@ template <class T> class HybridGeqrf {
   // Q's top block, Q1 R2**-1, less S = L1 U in Z (dG_); the verdict on its
   // way to the host. Triangular solves with many rows run as gemms with
   // the explicit inverse (cuBLAS's trsm ran at a sixth of gemm's rate
-  // there: 0.53 against 0.2 ms); the triangles' other halves are kept zero
-  // so that the gemms see triangular matrices.
+  // there: 0.53 against 0.2 ms); the triangles' other halves are set to
+  // zero so that the gemms see triangular matrices.
   bool start_cholqr(lint p) {
     using R = typename Prec<T>::real;
     const lint k0 = p * nb_, mk = panel_rows(p), b = panel_cols(p);
@@ -423,29 +423,34 @@ template <class T> class HybridGeqrf {
     const cublasHandle_t h = c_.urgent_blas;
     const T *A = dev(k0, k0);
     T *Q = panel_v(p), *G1 = dG_, *G2 = tmat(p);
-    const std::size_t square = sizeof(T) * nb_ * nb_;
     auto cholesky = [&](T *g, int *info) {
       return check(cusolverDnXpotrf(c_.urgent_solver, params_, CUBLAS_FILL_MODE_UPPER, b, t, g, nb_, t, dsolver_,
                                     solver_device_bytes_, solver_host_.empty() ? nullptr : solver_host_.data(),
                                     solver_host_bytes_, info),
                    Point::kernel);
     };
+    // A gemm, not a herk: cuBLAS spreads a gemm's long inner dimension
+    // over the SMs, and its ssyrk did not (a 65536 by 256 float panel took
+    // 12-17 ms against 2-3 in double on the H200).
     auto gram = [&](const T *x, T *g) {
-      return check(blas::herk(h, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), b, mk, R(1), x, ldda_, R(0), g, nb_),
+      return check(blas::gemm(h, blas::op_c<T>(), CUBLAS_OP_N, b, b, mk, T(1), x, ldda_, x, ldda_, T(0), g, nb_),
                    Point::kernel);
     };
-    if (!check(cudaMemsetAsync(G1, 0, square, s), Point::copy) ||
-        !check(cudaMemsetAsync(G2, 0, square, s), Point::copy) ||
-        !check(cudaMemsetAsync(ddev_, 0, 2 * sizeof *ddev_, s), Point::copy) || !gram(A, G1))
+    auto cholesky_upper = [&](T *g, int *info) {  // and zeros below the diagonal
+      if (!cholesky(g, info)) return false;
+      zero_below_diagonal<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(g), int(nb_));
+      return launched(Point::kernel);
+    };
+    if (!check(cudaMemsetAsync(ddev_, 0, 2 * sizeof *ddev_, s), Point::copy) || !gram(A, G1) ||
+        !cholesky_upper(G1, dinfo_))
       return false;
-    if (!cholesky(G1, dinfo_)) return false;
     if (!inverse_upper(G1, dX_, b) ||
         !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mk, b, b, T(1), A, ldda_, dX_, nb_, T(0), Q, ldda_),
                Point::kernel))
       return false;
     if (!gram(Q, G2)) return false;
     gram_deviation<<<grid_for(b * b, 256, 256), 256, 0, s>>>(int(b), dv(G2), int(nb_), ddev_);
-    if (!launched(Point::kernel) || !cholesky(G2, dinfo_ + 1)) return false;
+    if (!launched(Point::kernel) || !cholesky_upper(G2, dinfo_ + 1)) return false;
     if (!check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, b, b, b, T(1), G2, nb_, G1, nb_, T(0), dR_, nb_),
                Point::kernel))
       return false;
