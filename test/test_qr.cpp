@@ -260,9 +260,9 @@ template <class T> void geqrf_panels(void **) {
 // The hybrid geqrf's schedule (geqrf_hybrid.cu, factor): step p brings
 // block column p+1 up to date with reflectors 0..p before panel p+1, then
 // block column p+2, then every other column that has arrived by then; the
-// last step takes the rest. With random arrival orders, every column must get each reflector
-// before it exactly once, in order, and panel p+1's column must be up to
-// date when the panel starts. (The GPU run depends on upload timing; this
+// last step takes the rest. With random arrival orders, every column must
+// get each reflector before it exactly once, in order, and panel p+1's
+// column must be up to date when the panel starts. (The GPU run depends on upload timing; this
 // covers every order on the CPU.)
 void catch_up_schedule(void **) {
   std::mt19937_64 g(std::random_device{}());

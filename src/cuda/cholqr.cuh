@@ -1,5 +1,5 @@
 // Device kernels of the geqrf panel by CholeskyQR2 and Householder
-// reconstruction (geqrf_hybrid.cu, factor_panel_cholqr): the check that
+// reconstruction (geqrf_hybrid.cu, start_cholqr and finish_cholqr): the check that
 // CholeskyQR2 may be trusted, the LU with on-the-fly signs of Q's top block,
 // and the steps that turn it into LAPACK's V, T, tau and R.
 //

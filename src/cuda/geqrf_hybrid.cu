@@ -37,7 +37,8 @@
 // 10 ms each for 16384 by 512) were 0.2 s on the critical path, and the
 // updates waited for the whole upload; 65536x1024 took 0.040 s, four panels
 // of 8 ms. The catch-up schedule took 16384^2 to 0.27 s, the CholeskyQR2
-// panel (about 1 ms) to 0.21 s and 65536x1024 to 0.027 s.
+// panel (3.2 ms) to 0.21 s and the look-ahead on the urgent stream to
+// 0.20 s; 65536x1024 to 0.025-0.030 s.
 //
 // geqrf_on_device (qr_device.hpp) runs the same factorization for xGELS and
 // leaves the factor on the device: every panel's T kept, workspace set aside
