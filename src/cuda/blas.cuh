@@ -38,6 +38,20 @@ HQR_GEMM(cc, cublasCgemm_64)
 HQR_GEMM(zc, cublasZgemm_64)
 #undef HQR_GEMM
 
+// Independent products C_i = alpha*op(A_i)*op(B_i) + beta*C_i, i < count,
+// the operands `stride` elements apart.
+#define HQR_GEMM_BATCHED(T, fn)                                                                                  \
+  inline cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,      \
+                                     int64_t n, int64_t k, T alpha, const T *a, int64_t lda, int64_t sa, const T *b, \
+                                     int64_t ldb, int64_t sb, T beta, T *c, int64_t ldc, int64_t sc, int64_t count) { \
+    return fn(h, ta, tb, m, n, k, cu(&alpha), cu(a), lda, sa, cu(b), ldb, sb, cu(&beta), cu(c), ldc, sc, count);    \
+  }
+HQR_GEMM_BATCHED(float, cublasSgemmStridedBatched_64)
+HQR_GEMM_BATCHED(double, cublasDgemmStridedBatched_64)
+HQR_GEMM_BATCHED(cc, cublasCgemmStridedBatched_64)
+HQR_GEMM_BATCHED(zc, cublasZgemmStridedBatched_64)
+#undef HQR_GEMM_BATCHED
+
 #define HQR_TRSM(T, fn)                                                                                        \
   inline cublasStatus_t trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t t, \
                              cublasDiagType_t diag, int64_t m, int64_t n, T alpha, const T *a, int64_t lda, T *b,  \

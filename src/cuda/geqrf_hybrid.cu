@@ -38,7 +38,13 @@
 // updates waited for the whole upload; 65536x1024 took 0.040 s, four panels
 // of 8 ms. The catch-up schedule took 16384^2 to 0.27 s, the CholeskyQR2
 // panel (3.2 ms) to 0.21 s and the look-ahead on the urgent stream to
-// 0.20 s; 65536x1024 to 0.025-0.030 s.
+// 0.20 s; 65536x1024 to 0.025-0.030 s. The panel's small steps then
+// (HQR_VERBOSE=3 on the last panels, 512 wide, little else running):
+// Cholesky 0.40 ms x2, triangular inverse 0.26 x3, signed LU 0.53, and up
+// to 1.6 ms for the verdict's 4-byte copy behind the downloads. A lower
+// Cholesky, a batched inverse and the verdict written by its kernel took
+// them to 0.26-0.31, 0.07, 0.53 and under 0.1: 16384^2 0.185 s, 8192^2
+// 0.045 s (from 0.058).
 //
 // geqrf_on_device (qr_device.hpp) runs the same factorization for xGELS and
 // leaves the factor on the device: every panel's T kept, workspace set aside
@@ -130,6 +136,11 @@ template <class T> class HybridGeqrf {
     for (cudaEvent_t *e : {&start_, &all_done_, &panel_down_, &verdict_ready_})
       if (!ok(cudaEventCreateWithFlags(e, flags))) return finish({false, 0, "CUDA event", 0});
     applied_.assign(nblocks_, 0);
+    if (config::verbose_level() >= 3) {
+      phases_.assign(std::size_t(npanels_) * kPhases, nullptr);
+      for (auto &e : phases_)
+        if (!ok(cudaEventCreate(&e))) return finish({false, 0, "CUDA event", 0});
+    }
 
     std::thread uploader([this] {
       if (check(cudaSetDevice(c_.device), Point::sync)) upload();
@@ -148,6 +159,7 @@ template <class T> class HybridGeqrf {
       check(cudaStreamSynchronize(s), Point::sync);
     if (failed_) return finish({false, 0, "CUDA error", stored_columns_.load()});
     if (timeline_) print_timeline();
+    if (!phases_.empty()) print_phases();
     if (keep_) *keep_ = DeviceQR<T>{dA_, ldda_, dtau_, dT_, nb_, dextra_, damax_};
     return finish({true, 0, nullptr, 0});
   }
@@ -167,7 +179,7 @@ template <class T> class HybridGeqrf {
       if (!ok(cusolverDnCreateParams(&params_)) ||
           !ok(cusolverDnXgeqrf_bufferSize(c_.urgent_solver, params_, m_, std::min(nb_, n_), t, dA_, ldda_, t, dA_, t,
                                           &solver_device_bytes_, &solver_host_bytes_)) ||
-          !ok(cusolverDnXpotrf_bufferSize(c_.urgent_solver, params_, CUBLAS_FILL_MODE_UPPER, nb_, t, dA_, nb_, t,
+          !ok(cusolverDnXpotrf_bufferSize(c_.urgent_solver, params_, CUBLAS_FILL_MODE_LOWER, nb_, t, dA_, nb_, t,
                                           &potrf_device, &potrf_host)))
         return false;
       solver_device_bytes_ = std::max(solver_device_bytes_, potrf_device);
@@ -177,10 +189,10 @@ template <class T> class HybridGeqrf {
     const std::size_t e = sizeof(T), v = e * ldda_ * nb_, tt = e * nb_ * nb_;
     auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
     // In order: V copies (the ring, then the compute and urgent lanes'),
-    // every T, keep's bytes, W, G, X, R, tau, cuSOLVER's workspace and the
-    // scratch (INFO x2, the verdict, ||G - I||**2, max |pivot|, the signs).
+    // every T, keep's bytes, W, G, X, R, the inverses' scratch, tau, cuSOLVER's workspace and the
+    // scratch (INFO x2, ||G - I||**2, max |pivot|, the signs).
     const std::size_t sizes[] = {v * (kRing + 2), tt * std::max<lint>(npanels_, 1), keep_ ? keep_extra_ + 256 : 0,
-                                 e * nb_ * n_,    tt, tt, tt, e * k_,
+                                 e * nb_ * n_,    tt, tt, tt, tt, e * k_,
                                  solver_device_bytes_ + kScratch + sizeof(double) * nb_};
     std::size_t total = 0;
     for (std::size_t b : sizes) total += round(b);
@@ -205,11 +217,11 @@ template <class T> class HybridGeqrf {
     dG_ = reinterpret_cast<T *>(take());
     dX_ = reinterpret_cast<T *>(take());
     dR_ = reinterpret_cast<T *>(take());
+    dIW_ = reinterpret_cast<T *>(take());
     dtau_ = reinterpret_cast<T *>(take());
     dsolver_ = take();
     char *scratch = static_cast<char *>(dsolver_) + solver_device_bytes_;
     dinfo_ = reinterpret_cast<int *>(scratch);
-    dok_ = dinfo_ + 2;
     ddev_ = reinterpret_cast<double *>(scratch + 16);
     dpivot_ = reinterpret_cast<unsigned long long *>(scratch + 24);
     dsign_ = reinterpret_cast<double *>(scratch + kScratch);
@@ -231,7 +243,7 @@ template <class T> class HybridGeqrf {
   using dtype = cudaDataType;
 
   Result finish(Result r) {
-    for (auto *v : {&arrived_, &panel_done_, &ahead_ready_, &rest_done_, &caught_up_})
+    for (auto *v : {&arrived_, &panel_done_, &ahead_ready_, &rest_done_, &caught_up_, &phases_})
       for (auto &e : *v)
         if (e) cudaEventDestroy(e);
     for (cudaEvent_t e : {start_, all_done_, panel_down_, verdict_ready_})
@@ -399,7 +411,7 @@ template <class T> class HybridGeqrf {
 
   // gpu mode: panels at least as tall as wide are factored by CholeskyQR2
   // and Householder reconstruction (cholqr.cuh): level 3 but for two
-  // Cholesky factorizations and the signed LU of an nb-by-nb block, 3.2 ms
+  // Cholesky factorizations and the signed LU of an nb-by-nb block, 2.3 ms
   // on an idle H200 where cuSOLVER's geqrf takes 10 (16384 by 512). Where
   // it cannot be trusted (a Cholesky factorization fails, the second Gram
   // matrix is not close to I, so the panel's condition number is above
@@ -411,8 +423,8 @@ template <class T> class HybridGeqrf {
   // First half, queued before the step's trailing updates (A is the panel
   // in dA, untouched here): R1 = chol(A**H A), Q = A R1**-1 into
   // panel_v(p), R2 = chol(Q**H Q) in tmat(p), R = R2 R1 in dR_; the final
-  // Q's top block, Q1 R2**-1, less S = L1 U in Z (dG_); the verdict on its
-  // way to the host. Triangular solves with many rows run as gemms with
+  // Q's top block, Q1 R2**-1, less S = L1 U in Z (dG_); the verdict into
+  // pinned host memory. Triangular solves with many rows run as gemms with
   // the explicit inverse (cuBLAS's trsm ran at a sixth of gemm's rate
   // there: 0.53 against 0.2 ms); the triangles' other halves are set to
   // zero so that the gemms see triangular matrices.
@@ -425,7 +437,7 @@ template <class T> class HybridGeqrf {
     const T *A = dev(k0, k0);
     T *Q = panel_v(p), *G1 = dG_, *G2 = tmat(p);
     auto cholesky = [&](T *g, int *info) {
-      return check(cusolverDnXpotrf(c_.urgent_solver, params_, CUBLAS_FILL_MODE_UPPER, b, t, g, nb_, t, dsolver_,
+      return check(cusolverDnXpotrf(c_.urgent_solver, params_, CUBLAS_FILL_MODE_LOWER, b, t, g, nb_, t, dsolver_,
                                     solver_device_bytes_, solver_host_.empty() ? nullptr : solver_host_.data(),
                                     solver_host_bytes_, info),
                    Point::kernel);
@@ -437,29 +449,38 @@ template <class T> class HybridGeqrf {
       return check(blas::gemm(h, blas::op_c<T>(), CUBLAS_OP_N, b, b, mk, T(1), x, ldda_, x, ldda_, T(0), g, nb_),
                    Point::kernel);
     };
-    auto cholesky_upper = [&](T *g, int *info) {  // and zeros below the diagonal
+    auto cholesky_upper = [&](T *g, int *info) {  // R = L**H, zeros below the diagonal
       if (!cholesky(g, info)) return false;
-      zero_below_diagonal<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(g), int(nb_));
+      lower_to_upper<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(g), int(nb_));
       return launched(Point::kernel);
     };
-    if (!check(cudaMemsetAsync(ddev_, 0, 2 * sizeof *ddev_, s), Point::copy) || !gram(A, G1) ||
-        !cholesky_upper(G1, dinfo_))
-      return false;
-    if (!inverse_upper(G1, dX_, b) ||
-        !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mk, b, b, T(1), A, ldda_, dX_, nb_, T(0), Q, ldda_),
+    phase(p, 0);
+    if (!check(cudaMemsetAsync(ddev_, 0, 2 * sizeof *ddev_, s), Point::copy) || !gram(A, G1)) return false;
+    phase(p, 1);
+    if (!cholesky_upper(G1, dinfo_)) return false;
+    phase(p, 2);
+    if (!inverse_upper(G1, dX_, b)) return false;
+    phase(p, 3);
+    if (!check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mk, b, b, T(1), A, ldda_, dX_, nb_, T(0), Q, ldda_),
                Point::kernel))
       return false;
+    phase(p, 4);
     if (!gram(Q, G2)) return false;
+    phase(p, 5);
     gram_deviation<<<grid_for(b * b, 256, 256), 256, 0, s>>>(int(b), dv(G2), int(nb_), ddev_);
     if (!launched(Point::kernel) || !cholesky_upper(G2, dinfo_ + 1)) return false;
+    phase(p, 6);
     if (!check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, b, b, b, T(1), G2, nb_, G1, nb_, T(0), dR_, nb_),
                Point::kernel))
       return false;
     T *Z = G1;  // R1 is in R now
-    if (!inverse_upper(G2, dX_, b) ||
-        !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, b, b, b, T(1), Q, ldda_, dX_, nb_, T(0), Z, nb_),
+    phase(p, 7);
+    if (!inverse_upper(G2, dX_, b)) return false;
+    phase(p, 8);
+    if (!check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, b, b, b, T(1), Q, ldda_, dX_, nb_, T(0), Z, nb_),
                Point::kernel))  // Z = the final Q's top block
       return false;
+    phase(p, 9);
     for (lint kb = 0; kb < b; kb += 32) {  // Z - S = L1 U, 32 columns at a time
       const lint w = std::min<lint>(32, b - kb), rest = b - kb - w, nblk = (rest + 31) / 32;
       signed_lu_columns<<<int(1 + 2 * nblk), 32, 0, s>>>(int(b), int(kb), int(w), dv(Z), nb_, dsign_, dpivot_);
@@ -473,20 +494,43 @@ template <class T> class HybridGeqrf {
     // LAPACK's reflector there depends on whether the entries below the
     // diagonal are exactly zero (tau = 0), so cuSOLVER's geqrf decides.
     const double pivot_max = 1 - std::sqrt(double(std::numeric_limits<R>::epsilon()));
-    cholqr_verdict<<<1, 1, 0, s>>>(dinfo_, ddev_, 0.1, dpivot_, pivot_max, dok_);
-    return launched(Point::kernel) &&
-           check(cudaMemcpyAsync(hok_, dok_, sizeof(int), cudaMemcpyDeviceToHost, s), Point::copy) &&
-           check(cudaEventRecord(verdict_ready_, s), Point::copy);
+    phase(p, 10);
+    // The kernel writes the verdict straight into pinned host memory: a
+    // 4-byte DMA queued behind the downloads' chunks on the copy engine
+    // reached the host 0.5-1.6 ms late (HQR_VERBOSE=3, the last panels).
+    cholqr_verdict<<<1, 1, 0, s>>>(dinfo_, ddev_, 0.1, dpivot_, pivot_max, hok_);
+    return launched(Point::kernel) && check(cudaEventRecord(verdict_ready_, s), Point::copy);
   }
 
   // x = u**-1 for the upper triangular b-by-b u (leading dimension nb):
-  // zero below the diagonal, as u's inverse.
+  // zero below the diagonal, as u's inverse. Where b is 32 times a power of
+  // two, the 32-by-32 diagonal blocks are inverted by one kernel and then
+  // merged in pairs, level by level, [X11 X12; 0 X22] with
+  // X12 = -X11 (U12 X22), two batched gemms a level: 0.09 ms at b = 512 on
+  // the H200, where cuBLAS's trsm against I took 0.23 (three inverses per
+  // panel). Other widths (a last, narrower panel) take the trsm.
   bool inverse_upper(const T *u, T *x, lint b) {
-    set_identity<<<grid_for(b * b), 256, 0, c_.urgent_stream>>>(b, b, 0, dv(x), nb_);
-    return launched(Point::kernel) &&
-           check(blas::trsm(c_.urgent_blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                            CUBLAS_DIAG_NON_UNIT, b, b, T(1), u, nb_, x, nb_),
-                 Point::kernel);
+    const cudaStream_t s = c_.urgent_stream;
+    const cublasHandle_t h = c_.urgent_blas;
+    if (b < 32 || b % 32 != 0 || ((b / 32) & (b / 32 - 1)) != 0) {
+      set_identity<<<grid_for(b * b), 256, 0, s>>>(b, b, 0, dv(x), nb_);
+      return launched(Point::kernel) && check(blas::trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                                         CUBLAS_DIAG_NON_UNIT, b, b, T(1), u, nb_, x, nb_),
+                                              Point::kernel);
+    }
+    invert_diagonal_blocks<<<int(b / 32), 32, 0, s>>>(int(b), dv(u), int(nb_), dv(x), int(nb_));
+    if (!launched(Point::kernel)) return false;
+    for (lint w = 32; w < b; w *= 2) {  // pairs of w-by-w inverses into 2w-by-2w ones
+      const lint pairs = b / (2 * w), step = 2 * w * (nb_ + 1), right = w * nb_;  // X12, U12: w columns right
+      if (!check(blas::gemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, w, w, w, T(1), u + right, nb_, step,
+                                    x + w + right, nb_, step, T(0), dIW_, w, w * w, pairs),
+                 Point::kernel) ||
+          !check(blas::gemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, w, w, w, T(-1), x, nb_, step, dIW_, w, w * w, T(0),
+                                    x + right, nb_, step, pairs),
+                 Point::kernel))
+        return false;
+    }
+    return true;
   }
 
   // Second half, queued after the step's trailing updates: the rest of the
@@ -496,6 +540,7 @@ template <class T> class HybridGeqrf {
   // top block gets S R and L1.
   bool finish_cholqr(lint p) {
     if (!check(cudaEventSynchronize(verdict_ready_), Point::sync)) return false;
+    phase(p, 11);
     if (!*hok_) {
       ++cusolver_panels_;
       return factor_panel_gpu(p);
@@ -508,8 +553,10 @@ template <class T> class HybridGeqrf {
       if (!check(blas::trmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, b, b, T(1),
                             Z, nb_, R2, nb_, dX_, nb_),
                  Point::kernel) ||
-          !inverse_upper(dX_, R2, b) ||
-          !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mk - b, b, b, T(1), Q + b, ldda_, R2, nb_, T(0),
+          !inverse_upper(dX_, R2, b))
+        return false;
+      phase(p, 12);
+      if (!check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mk - b, b, b, T(1), Q + b, ldda_, R2, nb_, T(0),
                             dev(k0 + b, k0), ldda_),
                  Point::kernel) ||
           !check(cudaMemcpy2DAsync(Q + b, ldda_ * sizeof(T), dev(k0 + b, k0), ldda_ * sizeof(T), (mk - b) * sizeof(T),
@@ -517,15 +564,45 @@ template <class T> class HybridGeqrf {
                  Point::copy))
         return false;
     }
+    phase(p, 13);
     t_from_u<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(Z), nb_, dsign_, dv(Tm), int(nb_));
     if (!launched(Point::kernel) ||
         !check(blas::trsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, blas::op_c<T>(), CUBLAS_DIAG_UNIT, b, b, T(1),
                           Z, nb_, Tm, nb_),
                Point::kernel))  // T = -U S L1**-H
       return false;
+    phase(p, 14);
     reconstructed_top<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(dR_), int(nb_), dsign_, dv(Tm), int(nb_), dv(Z),
                                                       nb_, dv(Q), ldda_, dv(dev(k0, k0)), ldda_, dv(dtau_ + k0));
+    phase(p, 15);
     return launched(Point::kernel) && panel_finished(p);
+  }
+
+  // HQR_VERBOSE=3: how long each step of each CholeskyQR2 panel took on
+  // the urgent stream (events between the steps; -1 where a step did not
+  // run: a panel that went to cuSOLVER, or a square one with no rows below
+  // its top block). "verdict+host" includes the host's wait for the verdict.
+  static constexpr int kPhases = 16;
+  void phase(lint p, int i) {
+    if (!phases_.empty()) cudaEventRecord(phases_[std::size_t(p) * kPhases + i], c_.urgent_stream);
+  }
+  void print_phases() {
+    static const char *names[kPhases - 1] = {"gram1", "chol1", "inv1", "Q", "gram2", "chol2", "R", "inv2", "Z",
+                                             "LU", "verdict+host", "trmm+inv3", "L2+copy", "T", "top"};
+    std::fprintf(stderr, "hqr: geqrf panel phases (ms):");
+    for (const char *n : names) std::fprintf(stderr, " %s", n);
+    std::fprintf(stderr, "\n");
+    for (lint p = 0; p < npanels_; ++p) {
+      std::fprintf(stderr, "hqr:   %4lld", (long long)p);
+      for (int i = 0; i + 1 < kPhases; ++i) {
+        float t = -1;
+        const std::size_t e = std::size_t(p) * kPhases + i;
+        if (!ok(cudaEventElapsedTime(&t, phases_[e], phases_[e + 1]))) t = -1;
+        std::fprintf(stderr, " %6.3f", t);
+      }
+      std::fprintf(stderr, "\n");
+    }
+    (void)cudaGetLastError();
   }
 
   // Panel p: the first half is queued before the step's trailing updates,
@@ -635,7 +712,7 @@ template <class T> class HybridGeqrf {
         if (!(on_compute[p + 1] ? check(cudaStreamWaitEvent(u, caught_up_[p + 1], 0), Point::sync)
                                 : arrived(p + 1, u)) ||
             !catch_up(p + 1, p + 2, p, urgent_lane()) ||
-            !check(cudaEventRecord(ahead_ready_[p], u), Point::kernel) ||
+            (timeline_ && !check(cudaEventRecord(ahead_ready_[p], u), Point::kernel)) ||
             (p + 1 >= kRing && !check(cudaStreamWaitEvent(u, rest_done_[p + 1 - kRing], 0), Point::sync)) ||
             !start_panel(p + 1))
           return;
@@ -684,7 +761,7 @@ template <class T> class HybridGeqrf {
   const std::size_t keep_extra_;
   unsigned long long *damax_ = nullptr;
   void *dextra_ = nullptr;
-  T *dX_ = nullptr, *dR_ = nullptr;  // gpu mode: b-by-b inverses, and R = R2 R1
+  T *dX_ = nullptr, *dR_ = nullptr, *dIW_ = nullptr;  // gpu mode: b-by-b inverses, R = R2 R1, inverse_upper's scratch
   static constexpr int kRing = 3;  // the latest panels' V copies
   T *dA_ = nullptr, *dT_ = nullptr, *dW_ = nullptr, *dG_ = nullptr, *dtau_ = nullptr;
   T *dV_[kRing] = {}, *dVc_ = nullptr, *dVu_ = nullptr;  // V copies: the ring, the compute and urgent lanes'
@@ -695,10 +772,10 @@ template <class T> class HybridGeqrf {
   std::vector<char> solver_host_;
   T *htau_out_ = nullptr, *hpanel_ = nullptr, *hT_ = nullptr, *htau_ = nullptr;
   std::vector<T> cpu_work_;
-  std::vector<cudaEvent_t> arrived_, panel_done_, ahead_ready_, rest_done_, caught_up_;
+  std::vector<cudaEvent_t> arrived_, panel_done_, ahead_ready_, rest_done_, caught_up_, phases_;
   cudaEvent_t start_ = nullptr, all_done_ = nullptr, panel_down_ = nullptr, verdict_ready_ = nullptr;
   static constexpr std::size_t kScratch = 256;
-  int *dok_ = nullptr, *hok_ = nullptr;
+  int *hok_ = nullptr;
   int cusolver_panels_ = 0;  // gpu mode: panels that CholeskyQR2's verdict sent to cuSOLVER
   double *ddev_ = nullptr, *dsign_ = nullptr;
   unsigned long long *dpivot_ = nullptr;  // max |pivot| of the signed LU, as a double's bits

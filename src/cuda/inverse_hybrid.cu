@@ -451,7 +451,7 @@ template <class T> class HybridInverse {
   // The compute stream waits for the slabs up to block k in the upload order
   // (blocks 0..k for 'U', k..np-1 for 'L').
   bool arrived(lint k) {
-    const lint p = reverse_ ? np_ - 1 - k : k;
+    const lint p = in_order(k);  // block k's position: the order is its own inverse
     if (p < waited_upload_) return true;
     waited_upload_ = p + 1;
     return board_.wait([&] { return uploaded_ > p; }) &&

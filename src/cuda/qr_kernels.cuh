@@ -8,6 +8,7 @@
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 
@@ -103,6 +104,20 @@ template <class S> __global__ void set_identity(int64_t m, int64_t n, int64_t d,
     const int64_t i = e % m, j = e / m;
     a[i + j * lda] = i == j + d ? dev_one(S()) : dev_zero(S());
   }
+}
+
+// a(r, c) = 0 for r > c + shift, r < rows, c < cols: a strictly lower
+// triangle (shift 0) or what lies below a band of `shift` subdiagonals.
+// Columns run over gridDim.y (at most 65535) in strides: grid_cols.
+template <class S> __global__ void zero_below(S *a, int64_t lda, int64_t rows, int64_t cols, int64_t shift) {
+  for (int64_t c = blockIdx.y; c < cols; c += gridDim.y)
+    for (int64_t r = c + shift + 1 + blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < rows;
+         r += int64_t(gridDim.x) * blockDim.x)
+      a[r + c * lda] = dev_zero(S());
+}
+inline dim3 grid_cols(int64_t rows, int64_t cols) {
+  return dim3(unsigned(std::min<int64_t>(64, std::max<int64_t>(1, (rows + 255) / 256))),
+              unsigned(std::min<int64_t>(65535, std::max<int64_t>(1, cols))));
 }
 
 // a(i, i) += 1 for i < n.

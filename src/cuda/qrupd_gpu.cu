@@ -247,14 +247,6 @@ __global__ void __launch_bounds__(kThreads) panel_qr(T *a, idx lda, T *b, idx ld
   }
 }
 
-// a(r, c) = 0 for r > c + shift (rows < rows, columns < cols).
-// Columns run over gridDim.y (at most 65535) in strides.
-template <class T> __global__ void zero_below(T *a, idx lda, idx rows, idx cols, idx shift) {
-  for (idx c = blockIdx.y; c < cols; c += gridDim.y)
-    for (idx r = c + shift + 1 + blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += idx(gridDim.x) * blockDim.x)
-      a[r + c * lda] = 0;
-}
-
 // a -= y (rows-by-cols).
 template <class T> __global__ void subtract(T *a, idx lda, const T *y, idx ldy, idx rows, idx cols) {
   for (idx c = blockIdx.y; c < cols; c += gridDim.y)
@@ -275,11 +267,6 @@ template <class T> __global__ void unit_cross(T *a, idx lda, idx rows, idx cols,
   for (idx c = blockIdx.y; c < cols; c += gridDim.y)
     for (idx i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += idx(gridDim.x) * blockDim.x)
       a[i + c * lda] = r0 + i - j0 == c0 + c - k ? T(1) : T(0);
-}
-
-dim3 grid_cols(idx rows, idx cols) {
-  return dim3(unsigned(std::min<idx>(64, std::max<idx>(1, (rows + 255) / 256))),
-              unsigned(std::min<idx>(65535, std::max<idx>(1, cols))));
 }
 
 // cuSOLVER's geqrf by type (addrows, M < N).
