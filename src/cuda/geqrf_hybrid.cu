@@ -411,7 +411,7 @@ template <class T> class HybridGeqrf {
 
   // gpu mode: panels at least as tall as wide are factored by CholeskyQR2
   // and Householder reconstruction (cholqr.cuh): level 3 but for two
-  // Cholesky factorizations and the signed LU of an nb-by-nb block, 2.3 ms
+  // Cholesky factorizations and the signed LU of an nb-by-nb block, 2.4 ms
   // on an idle H200 where cuSOLVER's geqrf takes 10 (16384 by 512). Where
   // it cannot be trusted (a Cholesky factorization fails, the second Gram
   // matrix is not close to I, so the panel's condition number is above
