@@ -39,7 +39,7 @@ HQR_GEMM(zc, cublasZgemm_64)
 #undef HQR_GEMM
 
 // Independent products C_i = alpha*op(A_i)*op(B_i) + beta*C_i, i < count,
-// the operands `stride` elements apart.
+// with A_i = a + i*sa, B_i = b + i*sb, C_i = c + i*sc.
 #define HQR_GEMM_BATCHED(T, fn)                                                                                  \
   inline cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,      \
                                      int64_t n, int64_t k, T alpha, const T *a, int64_t lda, int64_t sa, const T *b, \

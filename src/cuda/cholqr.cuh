@@ -1,7 +1,9 @@
 // Device kernels of the geqrf panel by CholeskyQR2 and Householder
 // reconstruction (geqrf_hybrid.cu, start_cholqr and finish_cholqr): the check that
 // CholeskyQR2 may be trusted, the LU with on-the-fly signs of Q's top block,
-// and the steps that turn it into LAPACK's V, T, tau and R.
+// the steps that turn it into LAPACK's V, T, tau and R, and two helpers of
+// its small steps (the upper Cholesky factor from cuSOLVER's faster lower
+// one, the diagonal blocks of a triangular inverse).
 //
 // Ballard, Demmel, Grigori, Jacquelin, Knight, Nguyen, "Reconstructing
 // Householder vectors from Tall-Skinny QR" (JPDC 2015): for Q (m by b) with
