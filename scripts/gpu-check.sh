@@ -34,6 +34,18 @@ tail -n 1 "$out/inverse-leaf64.log"
 fi
 
 if part suite; then
+# The geqrf panel at other block sizes: at the suite's orders the panels are
+# 256 wide (triangular inverses merged from 32x32 blocks, three levels) or
+# as wide as what is left; 64 merges once, and 48 (not 32 times a power of
+# two) takes the trsm.
+for nb in 64 48; do
+  echo "== test_qr geqrf* with HQR_NB=$nb"
+  HQR_NB=$nb HQR_GPU_MIN_N=0 HQR_TEST_FILTER='geqrf*' build/test/test_qr >"$out/geqrf-nb$nb.log" 2>&1 || fail=1
+  tail -n 1 "$out/geqrf-nb$nb.log"
+done
+fi
+
+if part suite; then
 echo "== two processes sharing the GPU"
 HQR_GPU_MIN_N=0 BUILD=build sh test/two_processes.sh >"$out/two_processes.log" 2>&1 || fail=1
 grep -E '^(not )?ok' "$out/two_processes.log"
@@ -109,7 +121,8 @@ if part sanitizer; then
 # inside its time limit while still taking every GPU path of the test:
 # test_inverse in double (potri, trtri, lauum, both uplo, HQR_INV_LEAF=64 so
 # that the recursion splits at these orders), test_qr the hybrid geqrf,
-# test_qrupd the GPU update paths (the one file with a shared-memory kernel).
+# test_qrupd the GPU update paths (the shared-memory kernels: qrupd_gpu.cu's
+# panel_qr, cholqr.cuh's signed LU and triangular inverse).
 echo "== compute-sanitizer"
 for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
   i=0
