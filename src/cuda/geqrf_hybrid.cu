@@ -125,22 +125,18 @@ template <class T> class HybridGeqrf {
     if (!reserve()) return finish({false, 0, "GPU out of memory", 0});
     arrived_.resize(nblocks_);
     panel_done_.resize(npanels_);
-    ahead_ready_.resize(npanels_);
+    ahead_ready_.resize(timeline_ ? npanels_ : 0);  // read only by the timeline
     rest_done_.resize(npanels_);
     caught_up_.resize(nblocks_);
+    phases_.resize(config::verbose_level() >= 3 ? std::size_t(npanels_) * kPhases : 0);
     // Timing events only for the HQR_VERBOSE=2 timeline.
     const unsigned flags = timeline_ ? cudaEventDefault : cudaEventDisableTiming;
-    for (auto *v : {&arrived_, &panel_done_, &ahead_ready_, &rest_done_, &caught_up_})
+    for (auto *v : {&arrived_, &panel_done_, &ahead_ready_, &rest_done_, &caught_up_, &phases_})
       for (auto &e : *v)
         if (!ok(cudaEventCreateWithFlags(&e, flags))) return finish({false, 0, "CUDA event", 0});
     for (cudaEvent_t *e : {&start_, &all_done_, &panel_down_, &verdict_ready_})
       if (!ok(cudaEventCreateWithFlags(e, flags))) return finish({false, 0, "CUDA event", 0});
     applied_.assign(nblocks_, 0);
-    if (config::verbose_level() >= 3) {
-      phases_.assign(std::size_t(npanels_) * kPhases, nullptr);
-      for (auto &e : phases_)
-        if (!ok(cudaEventCreate(&e))) return finish({false, 0, "CUDA event", 0});
-    }
 
     std::thread uploader([this] {
       if (check(cudaSetDevice(c_.device), Point::sync)) upload();
@@ -506,9 +502,10 @@ template <class T> class HybridGeqrf {
   // zero below the diagonal, as u's inverse. Where b is 32 times a power of
   // two, the 32-by-32 diagonal blocks are inverted by one kernel and then
   // merged in pairs, level by level, [X11 X12; 0 X22] with
-  // X12 = -X11 (U12 X22), two batched gemms a level: 0.09 ms at b = 512 on
-  // the H200, where cuBLAS's trsm against I took 0.23 (three inverses per
-  // panel). Other widths (a last, narrower panel) take the trsm.
+  // X12 = -X11 (U12 X22), two batched gemms a level: 0.07-0.10 ms at
+  // b = 512 in the panels on the H200 (HQR_VERBOSE=3), where cuBLAS's trsm
+  // against I took 0.23-0.26 (three inverses per panel). Other widths (a
+  // last, narrower panel) take the trsm.
   bool inverse_upper(const T *u, T *x, lint b) {
     const cudaStream_t s = c_.urgent_stream;
     const cublasHandle_t h = c_.urgent_blas;
