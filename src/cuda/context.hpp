@@ -90,6 +90,7 @@ struct Context {
 
   DeviceBuffer matrix;     // the operand (one copy)
   DeviceBuffer workspace;  // O(n*nb) scratch
+  DeviceBuffer inner_workspace;  // a geqrf inside another routine's work on the device (geqrf_device)
   PinnedBuffer panel;      // the diagonal block the CPU factors
   PinnedBuffer reflectors; // the QR updates' reflectors, for the CPU to finish Q's rows if the GPU fails
 

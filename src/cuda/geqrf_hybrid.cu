@@ -119,9 +119,20 @@ template <class T> class HybridGeqrf {
       : c_(c), m_(m), n_(n), k_(std::min(m, n)), a_(a), lda_(lda), tau_(tau), nb_(nb), nblocks_((n + nb - 1) / nb),
         npanels_((std::min(m, n) + nb - 1) / nb), ldda_((m + 31) / 32 * 32), mode_(mode), keep_(keep),
         keep_extra_(keep_extra) {}
+  // The matrix already on the device (da, ldda; tau into dtau), factored
+  // in place: nothing travels (geqrf_device, qr_device.hpp).
+  struct OnDevice {};
+  HybridGeqrf(OnDevice, Context &c, lint m, lint n, T *da, lint ldda, T *dtau, lint nb, Panel mode)
+      : c_(c), m_(m), n_(n), k_(std::min(m, n)), a_(nullptr), lda_(0), tau_(nullptr), nb_(nb),
+        nblocks_((n + nb - 1) / nb), npanels_((std::min(m, n) + nb - 1) / nb), ldda_(ldda), mode_(mode),
+        keep_(nullptr), keep_extra_(0), on_device_(true) {
+    dA_ = da;
+    dtau_ = dtau;
+  }
 
   Result run() {
-    if (std::size_t(m_) * sizeof(T) > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", 0};
+    if (!on_device_ && std::size_t(m_) * sizeof(T) > Context::kSlotBytes)
+      return {false, 0, "matrix column larger than staging", 0};
     if (!reserve()) return finish({false, 0, "GPU out of memory", 0});
     arrived_.resize(nblocks_);
     panel_done_.resize(npanels_);
@@ -138,19 +149,27 @@ template <class T> class HybridGeqrf {
       if (!ok(cudaEventCreateWithFlags(e, flags))) return finish({false, 0, "CUDA event", 0});
     applied_.assign(nblocks_, 0);
 
-    std::thread uploader([this] {
-      if (check(cudaSetDevice(c_.device), Point::sync)) upload();
+    if (on_device_) {  // every block column "arrives" after the caller's work on the compute stream
+      if (!check(cudaEventRecord(start_, c_.compute_stream), Point::kernel)) return finish({false, 0, "CUDA error", 0});
+      for (cudaEvent_t e : arrived_)
+        if (!check(cudaEventRecord(e, c_.compute_stream), Point::kernel)) return finish({false, 0, "CUDA error", 0});
+      uploaded_.publish(nblocks_);
+      factor();
+    } else {
+      std::thread uploader([this] {
+        if (check(cudaSetDevice(c_.device), Point::sync)) upload();
+        uploaded_.wake();
+      });
+      std::thread downloader([this] {
+        if (check(cudaSetDevice(c_.device), Point::sync)) download();
+      });
+      factor();
+      stop_ = true;
       uploaded_.wake();
-    });
-    std::thread downloader([this] {
-      if (check(cudaSetDevice(c_.device), Point::sync)) download();
-    });
-    factor();
-    stop_ = true;
-    uploaded_.wake();
-    finalized_.wake();
-    uploader.join();
-    downloader.join();
+      finalized_.wake();
+      uploader.join();
+      downloader.join();
+    }
     for (cudaStream_t s : {c_.compute_stream, c_.urgent_stream, c_.upload_stream, c_.download_stream})
       check(cudaStreamSynchronize(s), Point::sync);
     if (failed_) return finish({false, 0, "CUDA error", stored_columns_.load()});
@@ -166,8 +185,10 @@ template <class T> class HybridGeqrf {
   // panel, its T and tau.
   bool reserve() {
     if (fault::hit(Point::alloc)) return false;
-    if (!c_.matrix.reserve(sizeof(T) * std::size_t(ldda_) * n_)) return false;
-    dA_ = static_cast<T *>(c_.matrix.get());
+    if (!on_device_) {
+      if (!c_.matrix.reserve(sizeof(T) * std::size_t(ldda_) * n_)) return false;
+      dA_ = static_cast<T *>(c_.matrix.get());
+    }
     const dtype t = blas::data_type<T>();
     if (!urgent_stream(c_)) return false;
     if (mode_ != Panel::cpu) {
@@ -188,12 +209,14 @@ template <class T> class HybridGeqrf {
     // every T, keep's bytes, W, G, X, R, the inverses' scratch, tau, cuSOLVER's workspace and the
     // scratch (INFO x2, ||G - I||**2, max |pivot|, the signs).
     const std::size_t sizes[] = {v * (kRing + 2), tt * std::max<lint>(npanels_, 1), keep_ ? keep_extra_ + 256 : 0,
-                                 e * nb_ * n_,    tt, tt, tt, tt, e * k_,
+                                 e * nb_ * n_,    tt, tt, tt, tt, on_device_ ? 0 : e * k_,
                                  solver_device_bytes_ + kScratch + sizeof(double) * nb_};
     std::size_t total = 0;
     for (std::size_t b : sizes) total += round(b);
-    if (!c_.workspace.reserve(total)) return false;
-    char *w = static_cast<char *>(c_.workspace.get());
+    // On the device, the caller's buffers (its matrix and workspace) stay.
+    DeviceBuffer &workspace = on_device_ ? c_.inner_workspace : c_.workspace;
+    if (!workspace.reserve(total)) return false;
+    char *w = static_cast<char *>(workspace.get());
     const std::size_t *next = sizes;
     auto take = [&] {
       char *at = w;
@@ -214,7 +237,8 @@ template <class T> class HybridGeqrf {
     dX_ = reinterpret_cast<T *>(take());
     dR_ = reinterpret_cast<T *>(take());
     dIW_ = reinterpret_cast<T *>(take());
-    dtau_ = reinterpret_cast<T *>(take());
+    T *tau = reinterpret_cast<T *>(take());
+    if (!on_device_) dtau_ = tau;
     dsolver_ = take();
     char *scratch = static_cast<char *>(dsolver_) + solver_device_bytes_;
     dinfo_ = reinterpret_cast<int *>(scratch);
@@ -781,29 +805,42 @@ template <class T> class HybridGeqrf {
   Progress uploaded_, finalized_;
   std::atomic<bool> failed_{false}, stop_{false};
   std::atomic<lint> stored_columns_{0};  // leading columns final (with their tau) in the caller's arrays
+  const bool on_device_ = false;         // the matrix came on the device and stays there
 };
+
+
+// The panel's kind (HQR_PANEL) and the block size for n columns (HQR_NB,
+// else measured on the H200, bench/results/qr-*: 512 from n = 8192, where
+// the updates' gemms run faster than the extra panel work costs, 256 below
+// and for tall-skinny shapes, where the panels dominate; hqr's CPU panel
+// is a single core's work and wants fewer).
+Panel panel_mode() {
+  const int setting = config::panel();
+  return setting == config::kPanelCpu ? Panel::cpu : setting == config::kPanelCusolver ? Panel::cusolver : Panel::gpu;
+}
+lint block_size(lint n, Panel mode) {
+  const int nb_setting = config::nb();
+  const lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 128 : n >= 8192 ? 512 : 256;
+  return std::min<lint>({nb, n, 1024});
+}
 
 }  // namespace
 
 template <class T>
 Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::size_t extra_bytes, DeviceQR<T> *out,
                        const char **path) {
-  const int setting = config::panel();
-  const Panel mode = setting == config::kPanelCpu        ? Panel::cpu
-                     : setting == config::kPanelCusolver ? Panel::cusolver
-                                                         : Panel::gpu;
-  const int nb_setting = config::nb();
-  // Block sizes measured on the H200 (bench/results/qr-*): 512 from n =
-  // 8192 (the updates' gemms run faster than the extra panel work costs),
-  // 256 below (and for tall-skinny shapes, where the panels dominate);
-  // hqr's CPU panel is a single core's work and wants fewer.
-  lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 128 : n >= 8192 ? 512 : 256;
-  nb = std::min<lint>({nb, n, 1024});
+  const Panel mode = panel_mode();
   if (path)
     *path = mode == Panel::cpu ? "gpu-hybrid (cpu panels)"
             : mode == Panel::cusolver ? "gpu-hybrid (cusolver panels)"
                                       : "gpu-hybrid (gpu panels)";
-  return HybridGeqrf<T>(c, m, n, a, lda, tau, nb, mode, extra_bytes, out).run();
+  return HybridGeqrf<T>(c, m, n, a, lda, tau, block_size(n, mode), mode, extra_bytes, out).run();
+}
+
+template <class T> Result geqrf_device(Context &c, lint m, lint n, T *a, lint ldda, T *tau) {
+  if (m == 0 || n == 0) return {true, 0, nullptr, 0};
+  const Panel mode = panel_mode();
+  return HybridGeqrf<T>(typename HybridGeqrf<T>::OnDevice{}, c, m, n, a, ldda, tau, block_size(n, mode), mode).run();
 }
 
 template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const char **path) {
@@ -818,8 +855,9 @@ template Result geqrf(lint, lint, float *, lint, float *, const char **);
 template Result geqrf(lint, lint, double *, lint, double *, const char **);
 template Result geqrf(lint, lint, std::complex<float> *, lint, std::complex<float> *, const char **);
 template Result geqrf(lint, lint, std::complex<double> *, lint, std::complex<double> *, const char **);
-#define HQR_INSTANTIATE(T) \
-  template Result geqrf_on_device(Context &, lint, lint, T *, lint, T *, std::size_t, DeviceQR<T> *, const char **);
+#define HQR_INSTANTIATE(T)                                                                                        \
+  template Result geqrf_on_device(Context &, lint, lint, T *, lint, T *, std::size_t, DeviceQR<T> *, const char **); \
+  template Result geqrf_device(Context &, lint, lint, T *, lint, T *);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)

@@ -28,4 +28,13 @@ template <class T>
 Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::size_t extra_bytes, DeviceQR<T> *out,
                        const char **path);
 
+// The same factorization of a matrix already on the device (m by n at a,
+// leading dimension ldda), in place, ordered after the work queued on c's
+// compute stream: A as xGEQRF leaves it, tau (min(m,n), device memory) its
+// tau; nothing travels, and the streams are idle on return. Its scratch is
+// c.inner_workspace, so the caller's c.matrix and c.workspace stay valid
+// (the QR updates factor inside them). `ran` false: a CUDA error, A and
+// tau undefined. The caller holds c.lock and has made c's device current.
+template <class T> Result geqrf_device(Context &c, lint m, lint n, T *a, lint ldda, T *tau);
+
 }  // namespace hqr::gpu

@@ -9,16 +9,17 @@
 //            applied to the band's trailing columns (V^T*C, T^T*., C - V*.)
 //            and to Q (Q*V, .*T, Q - .*V^T) by cuBLAS.
 //   addrows  (JOBQ = 'N') R's upper trapezoid (min(M,N) rows) and the P new
-//            rows travel; blocks of reflectors that touch one row of R and
-//            the P new rows each ([R; U] as LAPACK's xTPQRT), the same kernel
-//            in its second mode, trailing updates by cuBLAS; for M < N a
-//            cuSOLVER QR of the rest of U gives R's rows M+1..M+P.
+//            rows travel; the dense QR of [R; U] on the device gives the
+//            new R.
 //   addcols, delrows, addrows with Q: the part of the factors the update
-//            disturbs is one dense QR on the device (cuSOLVER geqrf) whose
-//            reflectors multiply Q's columns from the right as compact-WY
-//            blocks (cuBLAS, block_reflector.cuh); see each function. Q
-//            travels in whole and out by rows, except in addrows, where
-//            only the columns that change do.
+//            disturbs is one dense QR on the device whose reflectors
+//            multiply Q's columns from the right as compact-WY blocks
+//            (cuBLAS, block_reflector.cuh); see each function. Q travels
+//            in whole and out by rows, except in addrows, where only the
+//            columns that change do.
+// The dense QRs are the hybrid geqrf's factorization on the device
+// (geqrf_device: CholeskyQR2 panels), except in delrows, where cuSOLVER's
+// geqrf runs while Q comes in (geqrf_device returns only when done).
 //
 // Atomic with respect to failures: the caller's arrays are written only
 // after every device step and every download into pinned memory has
@@ -38,6 +39,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -45,6 +47,7 @@
 #include "cuda/block_reflector.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
+#include "cuda/qr_device.hpp"
 #include "host/config.hpp"
 #include "host/fault.hpp"
 #include "host/next_lapack.hpp"
@@ -113,16 +116,12 @@ template <class T> __device__ T lapy2(T a, T b) {
   return w * sqrt(T(1) + q * q);
 }
 
-// Householder QR of one block of nr reflectors, in one thread block. The
-// panel has h rows: rows < split come from a (lda), rows >= split from b
-// (ldb). Reflector i has head row i and tail rows
-//   band (delcols):  i+1 .. min(i+p, h-1)   (split = h: all rows from a)
-//   stack (addrows): split .. h-1            (split = nr, h = nr + p)
-// In both modes v_i(r) = 1 at r = i, the stored tail below, zero elsewhere,
-// so V is the panel's strictly lower part. On exit: R (zeros below the
-// diagonal) in the rows from a; in stack mode the tails in b (they are the
-// V of the trailing update); in band mode V, dense with its unit diagonal,
-// in v (h-by-nr, ldv); the compact-WY T (upper, tau on the diagonal) in t.
+// Householder QR of one block of nr reflectors of delcols' band, in one
+// thread block. The panel has h rows (a, lda); reflector i has head row i
+// and tail rows i+1 .. min(i+p, h-1): v_i(r) = 1 at r = i, the stored tail
+// below, zero elsewhere, so V is the panel's strictly lower part. On exit:
+// R (zeros below the diagonal) in a; V, dense with its unit diagonal, in
+// v (h-by-nr, ldv); the compact-WY T (upper, tau on the diagonal) in t.
 // gw: global scratch (h-by-nr) when the panel is too large for shared memory.
 // One block barrier per reflector, with a look-ahead of one: warp 0 applies
 // reflector i to column i+1 and forms reflector i+1 from it (a tail of at
@@ -131,20 +130,19 @@ template <class T> __device__ T lapy2(T a, T b) {
 // the columns after. T's Gram products come in parallel at the end and one
 // warp runs its recurrence: lane r owns row r of T, which only it reads.
 template <class T>
-__global__ void __launch_bounds__(kThreads) panel_qr(T *a, idx lda, T *b, idx ldb, idx split, idx h, idx nr, idx p,
-                                                     bool band, T *v, idx ldv, T *t, idx ldt, T *gw) {
+__global__ void __launch_bounds__(kThreads)
+    panel_qr(T *a, idx lda, idx h, idx nr, idx p, T *v, idx ldv, T *t, idx ldt, T *gw) {
   extern __shared__ unsigned char smem_raw[];
   // st: T in the upper triangle (tau on the diagonal); below it, the Gram
   // products G(j, i) = v_j^T v_i (j < i) stored at (i, j).
   __shared__ T st[kMaxNb * kMaxNb];
   T *w = gw ? gw : reinterpret_cast<T *>(smem_raw);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  auto src = [&](idx r, idx j) -> T * { return r < split ? a + r + j * lda : b + (r - split) + j * ldb; };
-  for (idx e = threadIdx.x; e < h * nr; e += blockDim.x) w[e] = *src(e % h, e / h);
+  for (idx e = threadIdx.x; e < h * nr; e += blockDim.x) w[e] = a[e % h + (e / h) * lda];
   __syncthreads();
 
-  auto tail0 = [&](idx i) { return band ? i + 1 : split; };
-  auto tail1 = [&](idx i) { return band ? min(i + p + 1, h) : h; };
+  auto tail0 = [&](idx i) { return i + 1; };
+  auto tail1 = [&](idx i) { return min(i + p + 1, h); };
   const T safmin = Lim<T>::safmin();
   // Reflector i from column i, by one warp: LAPACK's xLARFG (a tiny beta
   // rescales the column first); tau goes to T's diagonal.
@@ -239,26 +237,9 @@ __global__ void __launch_bounds__(kThreads) panel_qr(T *a, idx lda, T *b, idx ld
   for (idx e = threadIdx.x; e < h * nr; e += blockDim.x) {
     const idx r = e % h, j = e / h;
     const T x = w[e];
-    if (r < split)
-      *src(r, j) = r <= j ? x : T(0);
-    else
-      *src(r, j) = x;  // stack mode: the tails stay in b
-    if (band) v[r + j * ldv] = r == j ? T(1) : r > j ? x : T(0);
+    a[r + j * lda] = r <= j ? x : T(0);
+    v[r + j * ldv] = r == j ? T(1) : r > j ? x : T(0);
   }
-}
-
-// a -= y (rows-by-cols).
-template <class T> __global__ void subtract(T *a, idx lda, const T *y, idx ldy, idx rows, idx cols) {
-  for (idx c = blockIdx.y; c < cols; c += gridDim.y)
-    for (idx r = blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += idx(gridDim.x) * blockDim.x)
-      a[r + c * lda] -= y[r + c * ldy];
-}
-
-// out(i, c) = c >= m + i ? u(i, c) : 0: R's rows m..m+p-1 after addrows (M < N).
-template <class T> __global__ void new_rows(T *out, idx ldo, const T *u, idx ldu, idx p, idx n, idx m) {
-  for (idx c = blockIdx.y; c < n; c += gridDim.y)
-    for (idx i = blockIdx.x * blockDim.x + threadIdx.x; i < p; i += idx(gridDim.x) * blockDim.x)
-      out[i + c * ldo] = c >= m + i ? u[i + c * ldu] : T(0);
 }
 
 // a(i, c) = (r0 + i - j0 == c0 + c - k) over rows x cols: the identity
@@ -269,7 +250,7 @@ template <class T> __global__ void unit_cross(T *a, idx lda, idx rows, idx cols,
       a[i + c * lda] = r0 + i - j0 == c0 + c - k ? T(1) : T(0);
 }
 
-// cuSOLVER's geqrf by type (addrows, M < N).
+// cuSOLVER's geqrf by type (delrows: its QRs run while Q comes in).
 cusolverStatus_t geqrf_size(cusolverDnHandle_t h, int m, int n, float *a, int lda, int *lw) {
   return cusolverDnSgeqrf_bufferSize(h, m, n, a, lda, lw);
 }
@@ -350,6 +331,14 @@ template <class T> class Update {
     return !failed_;
   }
   bool launched() { return check(cudaGetLastError(), Point::kernel); }
+  // A step that reports a Result (geqrf_device).
+  bool ran(const Result &r) {
+    if (!failed_ && !r.ran) {
+      failed_ = true;
+      why_ = r.why;
+    }
+    return !failed_;
+  }
   const char *why() const { return why_; }
 
   // Device memory: the operand buffers and the scratch, carved in order.
@@ -436,27 +425,20 @@ template <class T> class Update {
     for (const Out &o : outs_)
       copy_block(c_.download_copies, sizeof(T), o.pc.m, o.pc.n, o.staged, o.pc.m, o.host + o.pc.r0 + o.pc.c0 * o.ld,
                  o.ld);
-    // One (column, first row, end) per column below a piece, spread evenly.
-    struct Below {
-      T *x;
-      idx r0, r1;
-    };
     std::vector<Below> bs;
     for (const Out &o : outs_)
       if (o.zero_to > o.pc.r0 + o.pc.m)
         for (idx c = o.pc.c0; c < o.pc.c0 + o.pc.n; ++c) bs.push_back({o.host + c * o.ld, o.pc.r0 + o.pc.m, o.zero_to});
     mark("copied out");
-    if (bs.empty()) return;
-    const idx parts = std::min<idx>(c_.download_copies.threads(), idx(bs.size()));
-    c_.download_copies.run(int(parts), [&](int k) {
-      const idx b0 = idx(bs.size()) * k / parts, b1 = idx(bs.size()) * (k + 1) / parts;
-      for (idx b = b0; b < b1; ++b)
-        for (idx r = bs[b].r0; r < bs[b].r1; ++r)
-          if (bs[b].x[r] != T(0)) {  // NaN too
-            std::fill(bs[b].x + r, bs[b].x + bs[b].r1, T(0));
-            break;
-          }
-    });
+    clear(c_.download_copies, bs);
+  }
+  // Rows r0..r1-1 of h's columns 0..n-1 become zeros, as in finish(), on
+  // the upload copy threads (idle while the device computes).
+  void clear_rows(T *h, idx ldh, idx r0, idx r1, idx n) {
+    std::vector<Below> bs;
+    if (r1 > r0)
+      for (idx c = 0; c < n; ++c) bs.push_back({h + c * ldh, r0, r1});
+    clear(c_.upload_copies, bs);
   }
 
   // Staged output must leave the download slots free for stream_rows
@@ -525,6 +507,26 @@ template <class T> class Update {
   Context &c_;
 
  private:
+  // Rows r0..r1-1 of the column at x: zeros.
+  struct Below {
+    T *x;
+    idx r0, r1;
+  };
+  // Each column's rows read first (mostly they are zero already and stay
+  // untouched), the columns spread evenly over the pool's threads.
+  static void clear(CopyPool &pool, const std::vector<Below> &bs) {
+    if (bs.empty()) return;
+    const idx parts = std::min<idx>(pool.threads(), idx(bs.size()));
+    pool.run(int(parts), [&](int k) {
+      const idx b0 = idx(bs.size()) * k / parts, b1 = idx(bs.size()) * (k + 1) / parts;
+      for (idx b = b0; b < b1; ++b)
+        for (idx r = bs[b].r0; r < bs[b].r1; ++r)
+          if (bs[b].x[r] != T(0)) {  // NaN too
+            std::fill(bs[b].x + r, bs[b].x + bs[b].r1, T(0));
+            break;
+          }
+    });
+  }
   T *take(T *&at, std::size_t elems) {
     T *p = at;
     at += (elems + 63) / 64 * 64;
@@ -542,17 +544,15 @@ template <class T> class Update {
 };
 
 // Launches the panel kernel: in shared memory where it fits.
-template <class T>
-bool panel(Update<T> &u, T *a, idx lda, T *b, idx ldb, idx split, idx h, idx nr, idx p, bool band, T *v, idx ldv,
-           T *t, idx ldt, T *gw) {
+template <class T> bool panel(Update<T> &u, T *a, idx lda, idx h, idx nr, idx p, T *v, idx ldv, T *t, idx ldt, T *gw) {
   static std::once_flag once;
   std::call_once(once, [] {
     cudaFuncSetAttribute(panel_qr<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPanelSmem));
   });
   const std::size_t bytes = std::size_t(h) * nr * sizeof(T);
   const bool shared = bytes <= kPanelSmem;
-  panel_qr<T><<<1, kThreads, shared ? bytes : 0, u.c_.compute_stream>>>(a, lda, b, ldb, split, h, nr, p, band, v,
-                                                                          ldv, t, ldt, shared ? nullptr : gw);
+  panel_qr<T><<<1, kThreads, shared ? bytes : 0, u.c_.compute_stream>>>(a, lda, h, nr, p, v, ldv, t, ldt,
+                                                                          shared ? nullptr : gw);
   return u.launched();
 }
 
@@ -615,6 +615,13 @@ bool apply_right(Update<T> &u, idx rows, idx order, idx k, const T *a, idx lda, 
   return true;
 }
 
+// A dense QR on the device, in place: A and tau as xGEQRF leaves them.
+// The hybrid geqrf's (CholeskyQR2 panels; geqrf_device), whose scratch
+// is not the Update's.
+template <class T> bool factor(Update<T> &u, idx m, idx n, T *a, idx lda, T *tau) {
+  return u.ran(geqrf_device(u.c_, lint(m), lint(n), a, lint(lda), tau));
+}
+
 template <class T> Result run_locked(Context &c, const std::function<Result(Update<T> &)> &f) {
   std::lock_guard<std::mutex> g(c.lock);
   if (!ok(cudaSetDevice(c.device))) return {false, 0, "cudaSetDevice failed", 0};
@@ -672,7 +679,7 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
     for (idx k0 = 0; k0 < nref; k0 += nb) {
       const idx nr = std::min(nb, nref - k0), h = std::min(nr + p, hr - k0), nc = wc - k0 - nr;
       T *blk = dR + k0 + k0 * ldd;
-      if (!panel(u, blk, ldd, blk, ldd, h, h, nr, p, true, dV, ldv, dT, nb, gw)) return {false, 0, u.why(), 0};
+      if (!panel(u, blk, ldd, h, nr, p, dV, ldv, dT, nb, gw)) return {false, 0, u.why(), 0};
       if (nc > 0) {
         T *cc = blk + nr * ldd;
         if (!u.check(blas::gemm(c.blas, blas::op_c<T>(), CUBLAS_OP_N, nr, nc, h, one, dV, ldv, cc, ldd, zero, dY, nb),
@@ -722,87 +729,51 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
   });
 }
 
+// addrows without Q on the device: the dense QR of Z = [R(0:k, :); U]
+// ((k+P)-by-N, k = min(M,N)) gives the new R, for M < N too (its rows
+// M..M+P-1 are Z's rows k..). Z's QR is the hybrid geqrf's on the device
+// (geqrf_device: CholeskyQR2 panels), which ran faster than reflectors that
+// touch only one row of R and the P new rows each ([R; U] as LAPACK's
+// xTPQRT, 4096 of them in 28 ms at P = 512, N = 4096 on the H200: one
+// barrier a reflector in a single thread block): bench/results/update-*.
+// R's upper part and U come in, the new R's upper part goes back staged.
 template <class T>
 Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu_) {
   const idx m = m_, n = n_, p = p_, ldr = ldr_, ldu = ldu_;
-  const idx k1 = std::min(m, n);
+  const idx k = std::min(m, n), kp = k + p, kz = std::min(kp, n), ldz = (kp + 31) / 32 * 32;
   Context *ctx = context();
   if (!ctx) return {false, 0, context_error(), 0};
-  const idx nb = block_size<T>(p), ldd = std::max<idx>(1, (k1 + 31) / 32 * 32), lddu = (p + 31) / 32 * 32;
-  const idx wide = n - k1;  // columns of U left after the reflectors (M < N)
-  auto rows_r = [&](idx c) { return std::min(c + 1, k1); };
-  const std::vector<Piece> rin = pieces(0, 0, n, sizeof(T), rows_r);
+  const std::vector<Piece> rin = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, k); });
   const std::vector<Piece> uin = pieces(0, 0, n, sizeof(T), [&](idx) { return p; });
-  const std::vector<Piece> rout = rin;
-  // R's rows m..m+p-1 (M < N): from the device's new_rows output.
-  const std::vector<Piece> nout = wide > 0 ? pieces(m, 0, n, sizeof(T), [&](idx) { return p; }) : std::vector<Piece>{};
+  const std::vector<Piece> rout = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kp); });
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
-    if (!u.fits(u.staged_elems(rout) + u.staged_elems(nout)))
-      return {false, 0, "output larger than the GPU path's pinned staging", 0};
+    if (!u.fits(u.staged_elems(rout))) return {false, 0, "output larger than the GPU path's pinned staging", 0};
     Context &c = u.c_;
-    int lwq = 0;
-    if (wide > 0 && !u.check(geqrf_size(c.solver, int(p), int(wide), static_cast<T *>(nullptr), int(lddu), &lwq),
-                             Point::kernel))
-      return {false, 0, u.why(), 0};
-    const std::size_t pw = std::size_t(nb + p) * nb;
-    if (!u.reserve(std::size_t(ldd) * n + std::size_t(lddu) * n + (wide > 0 ? std::size_t(lddu) * n : 0),
-                   std::size_t(nb) * nb + std::size_t(nb) * n + (pw * sizeof(T) > kPanelSmem ? pw : 0) +
-                       std::size_t(lwq) + std::size_t(p) + 64))
-      return {false, 0, u.why(), 0};
-    T *dR = u.take_matrix(std::size_t(ldd) * n), *dU = u.take_matrix(std::size_t(lddu) * n);
-    T *dN = wide > 0 ? u.take_matrix(std::size_t(lddu) * n) : nullptr;
-    T *dT = u.take_work(std::size_t(nb) * nb), *dY = u.take_work(std::size_t(nb) * n);
-    T *gw = u.take_work(pw * sizeof(T) > kPanelSmem ? pw : 1), *dW = u.take_work(std::size_t(lwq) + 1);
-    T *dtau = u.take_work(std::size_t(p) + 1);
-    int *dinfo = reinterpret_cast<int *>(u.take_work(1));
-    if ((k1 > 0 && !u.upload(rin, r, ldr, dR, ldd, 0, 0)) || !u.upload(uin, uh, ldu, dU, lddu, 0, 0) ||
+    if (!u.reserve(std::size_t(ldz) * n, std::size_t(kz) + 64)) return {false, 0, u.why(), 0};
+    T *dZ = u.take_matrix(std::size_t(ldz) * n), *dtau = u.take_work(std::size_t(kz) + 1);
+    if ((k > 0 && !u.upload(rin, r, ldr, dZ, ldz, 0, 0)) || !u.upload(uin, uh, ldu, dZ, ldz, -k, 0) ||
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
       return {false, 0, u.why(), 0};
     u.mark("uploaded");
-    if (k1 > 0) {
-      zero_below<T><<<grid_cols(k1, n), 256, 0, c.compute_stream>>>(dR, ldd, k1, n, 0);
+    if (k > 0) {  // R's lower part was not uploaded (not referenced): zeros
+      zero_below<T><<<grid_cols(k, n), 256, 0, c.compute_stream>>>(dZ, ldz, k, n, 0);
       if (!u.launched()) return {false, 0, u.why(), 0};
     }
-    const T one(1), zero(0), minus(-1);
-    for (idx k0 = 0; k0 < k1; k0 += nb) {
-      const idx nr = std::min(nb, k1 - k0), nc = n - k0 - nr;
-      T *rb = dR + k0 + k0 * ldd, *ub = dU + k0 * lddu;
-      if (!panel(u, rb, ldd, ub, lddu, nr, nr + p, nr, p, false, static_cast<T *>(nullptr), 0, dT, nb, gw))
-        return {false, 0, u.why(), 0};
-      if (nc > 0) {  // [R(k0.., k0+nr..); U(:, k0+nr..)] <- H^T * [...]
-        T *rt = rb + nr * ldd, *ut = ub + nr * lddu;
-        if (!u.check(cudaMemcpy2DAsync(dY, nb * sizeof(T), rt, ldd * sizeof(T), nr * sizeof(T), nc,
-                                       cudaMemcpyDeviceToDevice, c.compute_stream),
-                     Point::copy) ||
-            !u.check(blas::gemm(c.blas, blas::op_c<T>(), CUBLAS_OP_N, nr, nc, p, one, ub, lddu, ut, lddu, one, dY, nb),
-                     Point::kernel) ||
-            !u.check(blas::trmm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT,
-                                nr, nc, one, dT, nb, dY, nb, dY, nb),
-                     Point::kernel))
-          return {false, 0, u.why(), 0};
-        subtract<T><<<grid_cols(nr, nc), 256, 0, c.compute_stream>>>(rt, ldd, dY, nb, nr, nc);
-        if (!u.launched() ||
-            !u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, p, nc, nr, minus, ub, lddu, dY, nb, one, ut, lddu),
-                     Point::kernel))
-          return {false, 0, u.why(), 0};
-      }
-    }
-    if (wide > 0) {  // M < N: the rest of U factored gives R's last p rows
-      T *rest = dU + k1 * lddu;
-      if (!u.check(geqrf(c.solver, int(p), int(wide), rest, int(lddu), dtau, dW, lwq, dinfo), Point::kernel))
-        return {false, 0, u.why(), 0};
-      new_rows<T><<<grid_cols(p, n), 256, 0, c.compute_stream>>>(dN, lddu, dU, lddu, p, n, m);
-      if (!u.launched()) return {false, 0, u.why(), 0};
-    }
-    u.mark("factored", true);
+    // The new R's rows kp..m+p-1 (M > N) are zero and not referenced on
+    // entry (R's zero rows, then rows that were not R's): the host clears
+    // them while the device factors (0.42 GB at M = 16384, N = 4096,
+    // P = 512). Zeros are right there whatever comes next: the CPU path,
+    // should the device fail, writes the same zeros.
+    std::thread clearing([&] { u.clear_rows(r, ldr, kp, m + p, n); });
+    const bool factored = factor(u, kp, n, dZ, ldz, dtau);
+    clearing.join();
+    if (!factored) return {false, 0, u.why(), 0};
+    zero_below<T><<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dZ, ldz, kp, n, 0);
+    u.mark("factored");
     cudaEvent_t done = c.download_slots[0].dma_done;
-    // Rows below each column's piece, to m+p, are zero in the new R (for
-    // M < N the rows m.. come from nout, so zeros stop at m).
-    const idx zero_to = wide > 0 ? m : m + p;
-    if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
+    if (!u.launched() || !u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
         !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
-        (k1 > 0 && !u.download(rout, dR, ldd, 0, 0, r, ldr, zero_to)) ||
-        (wide > 0 && !u.download(nout, dN, lddu, m, 0, r, ldr, 0)) || !u.land())
+        !u.download(rout, dZ, ldz, 0, 0, r, ldr, kp) || !u.land())
       return {false, 0, u.why(), 0};
     u.mark("downloaded");
     u.finish();
@@ -813,14 +784,14 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
 }
 
 // addcols (full Q) on the device:
-//   W = Q^T*U (gemm); the rows of W below N factored (cuSOLVER geqrf) and Q's
+//   W = Q^T*U (gemm); the rows of W below N factored (a dense QR) and Q's
 //   columns N..M-1 multiplied by those reflectors (apply_right); then the band, rows
 //   J..min(M,N+P)-1 of [W R(:,J:N)] (old R's columns after the insertion,
 //   already upper triangular there but P columns to the right), factored by a
 //   dense QR and Q's columns J..min(M,N+P)-1 multiplied by its reflectors.
 // The band's QR costs more operations than bottom-up Givens passes (about
 // H^2*(N+P-J) for a band of H rows against P*H*(N+P-J)) but runs as one
-// cuSOLVER geqrf and blocked reflector products at level-3 rates; the whole of Q moving both
+// dense QR and blocked reflector products at level-3 rates; the whole of Q moving both
 // ways dominates the time at the sizes where the GPU is chosen.
 // What moves: Q (all of it in, for Q^T*U; its columns from J out), U in, R's
 // columns from J (their upper part) both ways. R comes back staged (atomic);
@@ -847,20 +818,14 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
     if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
     Context &c = u.c_;
-    int lw1 = 0, lw3 = 0;
-    T *none = nullptr;
-    if ((pa > 0 && !u.check(geqrf_size(c.solver, int(na), int(p), none, int(m), &lw1), Point::kernel)) ||
-        (kb > 0 && !u.check(geqrf_size(c.solver, int(hb), int(cb), none, int(ldd), &lw3), Point::kernel)))
-      return {false, 0, u.why(), 0};
-    const std::size_t lw = std::size_t(std::max({lw1, lw3, 1})), sr = right_scratch(m, std::max(na, hb));
+    const std::size_t sr = right_scratch(m, std::max(na, hb));
     const std::size_t mm = std::size_t(m) * m, mp = std::size_t(m) * p, rr = std::size_t(ldd) * cb;
-    if (!u.reserve(mm + 2 * mp + rr, lw + sr + std::size_t(p) + std::size_t(kb) + 192) ||
+    if (!u.reserve(mm + 2 * mp + rr, sr + std::size_t(p) + std::size_t(kb) + 128) ||
         !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(hb, kb)))
       return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(mm), *dU = u.take_matrix(mp), *dW = u.take_matrix(mp), *dR = u.take_matrix(rr);
-    T *dwork = u.take_work(lw), *dtau1 = u.take_work(std::size_t(p) + 1), *dtaub = u.take_work(std::size_t(kb) + 1);
+    T *dtau1 = u.take_work(std::size_t(p) + 1), *dtaub = u.take_work(std::size_t(kb) + 1);
     T *dS = u.take_work(sr);
-    int *dinfo = reinterpret_cast<int *>(u.take_work(1));
     if (!u.upload(qin, q, ldq, dQ, m, 0, 0) || !u.upload(uin, uh, ldu, dU, m, 0, 0) ||
         (n > j0 && !u.upload(rin, r, ldr, dR, ldd, 0, j0 - p)) ||
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
@@ -879,7 +844,7 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
       below.col0 = n;
       below.order = na;
       below.k = pa;
-      if (!u.check(geqrf(c.solver, int(na), int(p), dW + n, int(m), dtau1, dwork, int(lw), dinfo), Point::kernel) ||
+      if (!factor(u, na, p, dW + n, m, dtau1) ||
           !apply_right(u, m, na, pa, dW + n, m, dtau1, dQ + n * m, m, dS) || !below.fetch(u, dW + n, m, dtau1))
         return {false, 0, u.why(), 0};
     }
@@ -894,8 +859,7 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
       band.col0 = j0;
       band.order = hb;
       band.k = kb;
-      if (!u.check(geqrf(c.solver, int(hb), int(cb), dR + j0, int(ldd), dtaub, dwork, int(lw), dinfo),
-                   Point::kernel) ||
+      if (!factor(u, hb, cb, dR + j0, ldd, dtaub) ||
           !apply_right(u, m, hb, kb, dR + j0, ldd, dtaub, dQ + j0 * m, m, dS) || !band.fetch(u, dR + j0, ldd, dtaub))
         return {false, 0, u.why(), 0};
       zero_below<T><<<grid_cols(hb, cb), 256, 0, c.compute_stream>>>(dR + j0, ldd, hb, cb, 0);
@@ -1097,17 +1061,11 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
     if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
     Context &c = u.c_;
-    int lw1 = 0;
-    T *none = nullptr;
-    if (!u.check(geqrf_size(c.solver, int(kp), int(n), none, int(ldz), &lw1), Point::kernel))
-      return {false, 0, u.why(), 0};
-    const std::size_t lw = std::size_t(std::max(lw1, 1)), sr = right_scratch(mp, kp);
-    const std::size_t qq = std::size_t(mp) * kp, zz = std::size_t(ldz) * n;
-    if (!u.reserve(qq + zz, lw + sr + std::size_t(kz) + 192) || !u.reserve_host(HostReflectors<T>::elems(kp, kz)))
+    const std::size_t sr = right_scratch(mp, kp), qq = std::size_t(mp) * kp, zz = std::size_t(ldz) * n;
+    if (!u.reserve(qq + zz, sr + std::size_t(kz) + 128) || !u.reserve_host(HostReflectors<T>::elems(kp, kz)))
       return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(qq), *dZ = u.take_matrix(zz);
-    T *dwork = u.take_work(lw), *dtau = u.take_work(std::size_t(kz) + 1), *dS = u.take_work(sr);
-    int *dinfo = reinterpret_cast<int *>(u.take_work(1));
+    T *dtau = u.take_work(std::size_t(kz) + 1), *dS = u.take_work(sr);
     if (!u.upload(q_t, q, ldq, dQ, mp, 0, 0) || !u.upload(q_b, q, ldq, dQ, mp, -p, 0) ||
         !u.upload(rin, r, ldr, dZ, ldz, 0, 0) || !u.upload(uin, uh, ldu, dZ, ldz, -k, 0) ||
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
@@ -1118,9 +1076,7 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
     unit_cross<T><<<grid_cols(p, k), 256, 0, c.compute_stream>>>(dQ + j0, mp, p, k, j0, k, j0, 0);
     unit_cross<T><<<grid_cols(mp, p), 256, 0, c.compute_stream>>>(dQ + k * mp, mp, mp, p, j0, k, 0, k);
     zero_below<T><<<grid_cols(k, n), 256, 0, c.compute_stream>>>(dZ, ldz, k, n, 0);
-    bool ran = u.launched() &&
-               u.check(geqrf(c.solver, int(kp), int(n), dZ, int(ldz), dtau, dwork, int(lw), dinfo), Point::kernel) &&
-               apply_right(u, mp, kp, kz, dZ, ldz, dtau, dQ, mp, dS);
+    bool ran = u.launched() && factor(u, kp, n, dZ, ldz, dtau) && apply_right(u, mp, kp, kz, dZ, ldz, dtau, dQ, mp, dS);
     // The device has all it reads of Q: the other columns move meanwhile.
     const bool moved = ran;
     if (moved) move_columns(c.upload_copies, q, ldq, m, k, p, j0, true);

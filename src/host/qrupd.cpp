@@ -157,9 +157,9 @@ template <class T, class Run> bool ran_on_gpu(GpuChoice &g, Trace &trace, T *wor
 constexpr double kCpuDirect = 4e9, kCpuBlocked = 60e9, kCpuZero = 5e9;
 constexpr double kLink = 10e9, kGpuRate = 2e12, kGpuCall = 5e-4, kGpuBlock = 4e-5, kGpuZero = 30e9;
 
-// addcols and delrows with Q run on the device as dense QRs (cuSOLVER
-// geqrf, then the reflectors applied to Q as compact-WY blocks) after all
-// of Q has come in; Q's result goes back. FP64 at about kGpuDense, the
+// addcols and delrows with Q run on the device as dense QRs (then the
+// reflectors applied to Q as compact-WY blocks) after all of Q has come
+// in; Q's result goes back. FP64 at about kGpuDense, the
 // rate of those steps in bench/results/update-NVIDIA-H200-2026-11-25.txt.
 constexpr double kGpuDense = 18e12, kGpuSolverCall = 2e-4;
 
@@ -364,11 +364,12 @@ void qrupd_addrows(const char *jobq, const lint *m, const lint *n, const lint *p
     if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
                       [&] { return gpu::qrupd_addrows_q(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
       return;
-  } else if (!wantq && !pl.refactor && *n > 0) {
-    const double k = std::min(*m, *n);
-    const double bytes = sizeof(T) * (2 * (k * *n - k * k / 2) + double(*p) * *n);
+  } else if (!wantq && !pl.refactor && *n > 0) {  // the device: the dense QR of [R(0:k, :); U]
+    const double k = std::min(*m, *n), kp = k + *p;
+    const double bytes = sizeof(T) * ((k * *n - k * k / 2) + double(*p) * *n + (kp * *n - kp * kp / 2));
     const double zero = sizeof(T) * double(*n) * std::max(0.0, double(*m) + *p - k);
-    g = gpu_choice(std::max(*m + *p, *n), cpu_time(flops, kCpuBlocked, zero), gpu_time(bytes, k, flops, zero));
+    g = gpu_choice(std::max(*m + *p, *n), cpu_time(flops, kCpuBlocked, zero),
+                   gpu_dense_time(bytes, geqrf_flops(kp, *n), 1) + zero / kGpuZero);
   }
   if (ran_on_gpu<T>(g, trace, work, pl.lwopt, [&] { return gpu::qrupd_addrows(*m, *n, *p, r, *ldr, u, *ldu); })) return;
   trace.path(path_name(pl.refactor), g.why);
