@@ -189,6 +189,11 @@ void run_case(const Case &cs, int reps, cusolverDnHandle_t solver, const Qrupdat
   if (own_verbose) hqr_set_verbose(0);
   const int out_rows = std::min(mu, ld), out_cols = nu;
   const std::vector<double> norms_hqr = col_norms(r, ld, out_rows, out_cols);
+  if (std::getenv("HQR_BENCH_HQR_ONLY")) {  // A/B of hqr's own versions: no peers
+    std::printf("%-12s jobq=%c m=%d n=%d p=%d j=%d | hqr %8.4f s\n", cs.name, cs.jobq, m, n, p, j, t_hqr.s);
+    std::fflush(stdout);
+    return;
+  }
   Timing t_cpu{0, false};
   double check = 0;
   if (has_gpu) {

@@ -16,7 +16,12 @@
 //            multiply Q's columns from the right as compact-WY blocks
 //            (cuBLAS, block_reflector.cuh); see each function. Q travels
 //            in whole and out by rows, except in addrows, where only the
-//            columns that change do.
+//            columns that change do; in addcols and delrows the products
+//            run one group of Q's rows ahead of the group leaving
+//            (Update::stream_rows), so the downloads start after the
+//            first group's products rather than all of them (H100,
+//            bench/results/update-NVIDIA-H100-2026-11-25.txt: a few per
+//            cent, near the run-to-run spread).
 // The dense QRs are the hybrid geqrf's factorization on the device
 // (geqrf_device: CholeskyQR2 panels), except in delrows, where cuSOLVER's
 // geqrf runs while Q comes in (geqrf_device returns only when done).
@@ -303,6 +308,12 @@ template <class F> std::vector<Piece> pieces(idx r0, idx c0, idx cols, std::size
 template <class T> class Update {
  public:
   explicit Update(Context &c) : c_(c) {}
+  ~Update() {
+    for (cudaEvent_t e : produced_)
+      if (e) cudaEventDestroy(e);
+  }
+  Update(const Update &) = delete;
+  Update &operator=(const Update &) = delete;
   // The verbose trace's phases (HQR_VERBOSE=2): seconds since the update
   // began at each mark; with `drain`, after the compute stream has run dry
   // (a synchronisation the untraced call does not make).
@@ -457,7 +468,17 @@ template <class T> class Update {
   // the input, so the CPU can finish the rows that did not come back.
   // With `from_end`, the blocks go from the last row up, and the count is
   // of trailing rows.
-  idx stream_rows(const T *d, idx ldd, T *h, idx ldh, idx nrows, idx ncols, bool from_end = false) {
+  // `produce`, if given, queues on the compute stream the work that makes
+  // rows r0..r1-1 of d final (produce(r0, r1)); it is called for groups of
+  // at least kGroupRows rows, one group ahead of the downloads, so that the
+  // device computes the next group while this one leaves, and each group's
+  // DMAs wait for its own work only. (Groups of 768 rows, six slots' worth
+  // at M = 16384, made the products' gemms too thin to fill the GPU: adding
+  // 100 columns at J = 1 took 0.19 s instead of 0.18.)
+  static constexpr idx kGroupRows = 4096;
+  using Producer = std::function<bool(idx, idx)>;
+  idx stream_rows(const T *d, idx ldd, T *h, idx ldh, idx nrows, idx ncols, bool from_end = false,
+                  const Producer &produce = nullptr) {
     if (nrows <= 0 || ncols <= 0) return nrows > 0 ? nrows : 0;
     const idx per = std::max<idx>(1, idx(Context::kSlotBytes / (std::size_t(ncols) * sizeof(T))));
     if (std::size_t(ncols) * sizeof(T) > Context::kSlotBytes) {  // a row larger than a slot: never in practice
@@ -471,8 +492,26 @@ template <class T> class Update {
     // at the top, takes what is left).
     auto first = [&](idx b) { return from_end ? std::max<idx>(0, nrows - (b + 1) * per) : b * per; };
     auto rows = [&](idx b) { return from_end ? nrows - b * per - first(b) : std::min(per, nrows - b * per); };
+    const idx group = std::max<idx>(Context::kSlots, (kGroupRows + per - 1) / per);  // blocks
+    const idx groups = (blocks + group - 1) / group;
+    auto make = [&](idx g) {  // group g's rows, then its event
+      const idx b0 = g * group, b1 = std::min(blocks, b0 + group) - 1;
+      const idx r0 = std::min(first(b0), first(b1)), r1 = std::max(first(b0) + rows(b0), first(b1) + rows(b1));
+      return produce(r0, r1) && check(cudaEventRecord(produced_[g % 2], c_.compute_stream), Point::kernel);
+    };
+    if (produce) {
+      for (cudaEvent_t &e : produced_)
+        if (!e && !check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), Point::sync)) return 0;
+      if (!make(0)) return 0;
+    }
     auto issue = [&](idx b) {
       StagingSlot &s = slot(b);
+      if (produce && b % group == 0) {
+        const idx g = b / group;
+        if (!check(cudaStreamWaitEvent(c_.download_stream, produced_[g % 2], 0), Point::sync) ||
+            (g + 1 < groups && !make(g + 1)))
+          return false;
+      }
       return check(cudaMemcpy2DAsync(s.host, rows(b) * sizeof(T), d + first(b), ldd * sizeof(T), rows(b) * sizeof(T),
                                      ncols, cudaMemcpyDeviceToHost, c_.download_stream),
                    Point::copy) &&
@@ -541,6 +580,7 @@ template <class T> class Update {
   std::size_t staged_ = 0;
   int uploads_ = 0;  // pieces uploaded so far (slot rotation)
   std::vector<Out> outs_;
+  cudaEvent_t produced_[2] = {};  // stream_rows: the latest two groups' work done
 };
 
 // Launches the panel kernel: in shared memory where it fits.
@@ -595,25 +635,43 @@ template <class T> struct HostReflectors {
   }
 };
 
-// C (rows-by-order, ldc) := C * H_1 ... H_k, the reflectors of a QR done
-// on the device (a, lda: order rows; tau), as compact-WY block reflectors
-// of kRightNb at gemm rates (cuSOLVER's ormqr ran these products at about
-// 12 TFLOP/s). scratch: right_scratch(rows, order) elements.
+// The reflectors H_1 ... H_k of a QR done on the device (a, lda: order
+// rows; tau) as compact-WY blocks of kRightNb, formed once (V with its unit
+// triangle written out, and T: block_t) so that any rows of Q can then be
+// multiplied by them at gemm rates (cuSOLVER's ormqr ran these products at
+// about 12 TFLOP/s) -- all at once, or group by group as they leave
+// (Update::stream_rows).
 constexpr idx kRightNb = 256;
-std::size_t right_scratch(idx rows, idx order) { return std::size_t(order + rows + 2 * kRightNb) * kRightNb + 256; }
-template <class T>
-bool apply_right(Update<T> &u, idx rows, idx order, idx k, const T *a, idx lda, const T *tau, T *c, idx ldc,
-                 T *scratch) {
-  const idx nb = kRightNb;
-  T *v = scratch, *t = v + order * nb + 64, *g = t + nb * nb + 64, *w = g + nb * nb + 64;
-  for (idx j = 0; j < k; j += nb) {
-    const idx kb = std::min(nb, k - j), mk = order - j;
-    if (!block_t(u, mk, kb, a + j + j * lda, lda, v, mk, tau + j, t, nb, g) ||
-        !apply_block_reflector(u, false, false, rows, mk, kb, v, mk, t, nb, c + j * ldc, ldc, w, rows))
-      return false;
+template <class T> struct RightBlocks {
+  idx order = 0, k = 0;
+  T *v = nullptr, *t = nullptr;  // block j: V at v + j*order (mk-by-kb, ld mk), T at t + j*kRightNb
+  // Device elements for v and t, and the scratch of form and apply (rows of C at most).
+  static std::size_t elems(idx order, idx k) {
+    return std::size_t(order) * k + std::size_t(k + kRightNb) * kRightNb + 128;
   }
-  return true;
-}
+  static std::size_t scratch(idx rows) { return std::size_t(std::max<idx>(rows, kRightNb)) * kRightNb + 64; }
+  bool form(Update<T> &u, idx order_, idx k_, const T *a, idx lda, const T *tau, T *space, T *g) {
+    order = order_;
+    k = k_;
+    v = space;
+    t = v + std::size_t(order) * k + 64;
+    for (idx j = 0; j < k; j += kRightNb)
+      if (!block_t(u, order - j, std::min(kRightNb, k - j), a + j + j * lda, lda, v + std::size_t(j) * order,
+                   order - j, tau + j, t + std::size_t(j) * kRightNb, kRightNb, g))
+        return false;
+    return true;
+  }
+  // C (rows-by-order, ldc) := C * H_1 ... H_k; w: scratch(rows).
+  bool apply(Update<T> &u, idx rows, T *c, idx ldc, T *w) const {
+    for (idx j = 0; j < k; j += kRightNb) {
+      const idx kb = std::min(kRightNb, k - j), mk = order - j;
+      if (!apply_block_reflector(u, false, false, rows, mk, kb, v + std::size_t(j) * order, mk,
+                                 t + std::size_t(j) * kRightNb, kRightNb, c + j * ldc, ldc, w, rows))
+        return false;
+    }
+    return true;
+  }
+};
 
 // A dense QR on the device, in place: A and tau as xGEQRF leaves them.
 // The hybrid geqrf's (CholeskyQR2 panels; geqrf_device), whose scratch
@@ -785,7 +843,7 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
 
 // addcols (full Q) on the device:
 //   W = Q^T*U (gemm); the rows of W below N factored (a dense QR) and Q's
-//   columns N..M-1 multiplied by those reflectors (apply_right); then the band, rows
+//   columns N..M-1 multiplied by those reflectors (RightBlocks); then the band, rows
 //   J..min(M,N+P)-1 of [W R(:,J:N)] (old R's columns after the insertion,
 //   already upper triangular there but P columns to the right), factored by a
 //   dense QR and Q's columns J..min(M,N+P)-1 multiplied by its reflectors.
@@ -818,14 +876,15 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
     if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
     Context &c = u.c_;
-    const std::size_t sr = right_scratch(m, std::max(na, hb));
+    using RB = RightBlocks<T>;
     const std::size_t mm = std::size_t(m) * m, mp = std::size_t(m) * p, rr = std::size_t(ldd) * cb;
-    if (!u.reserve(mm + 2 * mp + rr, sr + std::size_t(p) + std::size_t(kb) + 128) ||
+    const std::size_t vb = RB::elems(na, pa), vh = RB::elems(hb, kb), ss = RB::scratch(m);
+    if (!u.reserve(mm + 2 * mp + rr, vb + vh + ss + std::size_t(p) + std::size_t(kb) + 192) ||
         !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(hb, kb)))
       return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(mm), *dU = u.take_matrix(mp), *dW = u.take_matrix(mp), *dR = u.take_matrix(rr);
     T *dtau1 = u.take_work(std::size_t(p) + 1), *dtaub = u.take_work(std::size_t(kb) + 1);
-    T *dS = u.take_work(sr);
+    T *dVb = u.take_work(vb), *dVh = u.take_work(vh), *dS = u.take_work(ss);
     if (!u.upload(qin, q, ldq, dQ, m, 0, 0) || !u.upload(uin, uh, ldu, dU, m, 0, 0) ||
         (n > j0 && !u.upload(rin, r, ldr, dR, ldd, 0, j0 - p)) ||
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
@@ -839,13 +898,16 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
     if (!u.check(blas::gemm(c.blas, blas::op_c<T>(), CUBLAS_OP_N, m, p, m, one, dQ, m, dU, m, zero, dW, m),
                  Point::kernel))
       return {false, 0, u.why(), 0};
+    // Q's columns are multiplied by the reflectors (below's, then band's)
+    // row group by row group as they leave (stream_rows).
     HostReflectors<T> below, band;
-    if (pa > 0) {  // W's rows below N: [R_w; 0], Q(:, n:m) <- Q(:, n:m) * H
+    RB dbelow, dband;
+    if (pa > 0) {  // W's rows below N: [R_w; 0]; Q(:, n:m) will take H
       below.col0 = n;
       below.order = na;
       below.k = pa;
-      if (!factor(u, na, p, dW + n, m, dtau1) ||
-          !apply_right(u, m, na, pa, dW + n, m, dtau1, dQ + n * m, m, dS) || !below.fetch(u, dW + n, m, dtau1))
+      if (!factor(u, na, p, dW + n, m, dtau1) || !dbelow.form(u, na, pa, dW + n, m, dtau1, dVb, dS) ||
+          !below.fetch(u, dW + n, m, dtau1))
         return {false, 0, u.why(), 0};
     }
     // W's rows 0..rb-1 become the new columns j0..j0+p-1 (zeros below R_w).
@@ -855,12 +917,12 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
       return {false, 0, u.why(), 0};
     zero_below<T><<<grid_cols(rb, p), 256, 0, c.compute_stream>>>(dR, ldd, rb, p, n);
     if (!u.launched()) return {false, 0, u.why(), 0};
-    if (kb > 0) {  // the band's QR; Q(:, j0:rb) <- Q(:, j0:rb) * H
+    if (kb > 0) {  // the band's QR; Q(:, j0:rb) will take H
       band.col0 = j0;
       band.order = hb;
       band.k = kb;
-      if (!factor(u, hb, cb, dR + j0, ldd, dtaub) ||
-          !apply_right(u, m, hb, kb, dR + j0, ldd, dtaub, dQ + j0 * m, m, dS) || !band.fetch(u, dR + j0, ldd, dtaub))
+      if (!factor(u, hb, cb, dR + j0, ldd, dtaub) || !dband.form(u, hb, kb, dR + j0, ldd, dtaub, dVh, dS) ||
+          !band.fetch(u, dR + j0, ldd, dtaub))
         return {false, 0, u.why(), 0};
       zero_below<T><<<grid_cols(hb, cb), 256, 0, c.compute_stream>>>(dR + j0, ldd, hb, cb, 0);
       if (!u.launched()) return {false, 0, u.why(), 0};
@@ -871,9 +933,12 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
         !u.download(rout, dR, ldd, 0, j0, r, ldr, m) || !u.land())
       return {false, 0, u.why(), 0};
     u.mark("factored");
-    // R is staged: from here on the update completes. Q's rows stream out;
-    // the rows that do not come back get the reflectors on the CPU.
-    const idx rows_done = u.stream_rows(dQ + qc0 * m, m, q + qc0 * ldq, ldq, m, m - qc0);
+    // R is staged: from here on the update completes. Q's rows are
+    // multiplied and stream out; the rows that do not come back get the
+    // reflectors on the CPU.
+    const idx rows_done = u.stream_rows(dQ + qc0 * m, m, q + qc0 * ldq, ldq, m, m - qc0, false, [&](idx r0, idx r1) {
+      return dbelow.apply(u, r1 - r0, dQ + r0 + n * m, m, dS) && dband.apply(u, r1 - r0, dQ + r0 + j0 * m, m, dS);
+    });
     u.mark("Q streamed");
     const char *why = nullptr;
     if (rows_done < m) {
@@ -921,15 +986,17 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
     if ((pa > 0 && !u.check(geqrf_size(c.solver, int(na), int(p), none, int(na), &lw1), Point::kernel)) ||
         !u.check(geqrf_size(c.solver, int(kz), int(cz), none, int(ldz), &lw3), Point::kernel))
       return {false, 0, u.why(), 0};
-    const std::size_t lw = std::size_t(std::max({lw1, lw3, 1})), sr = right_scratch(m, std::max(na, kz));
+    using RB = RightBlocks<T>;
+    const std::size_t lw = std::size_t(std::max({lw1, lw3, 1}));
     const std::size_t mm = std::size_t(m) * m, zz = std::size_t(ldz) * cz, xx = std::size_t(na) * p;
-    const std::size_t dd = std::size_t(p) * m;
-    if (!u.reserve(mm + zz, dd + xx + lw + sr + std::size_t(p) + std::size_t(kz) + 256) ||
+    const std::size_t dd = std::size_t(p) * m, vb = RB::elems(na, pa), vz = RB::elems(kz, kz), ss = RB::scratch(m);
+    if (!u.reserve(mm + zz, dd + xx + lw + vb + vz + ss + std::size_t(p) + std::size_t(kz) + 320) ||
         !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(kz, kz)))
       return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(mm), *dZ = u.take_matrix(zz);
     T *dQd = u.take_work(dd), *dX = u.take_work(xx + 1), *dwork = u.take_work(lw);
-    T *dtau1 = u.take_work(std::size_t(p) + 1), *dtauz = u.take_work(std::size_t(kz) + 1), *dS = u.take_work(sr);
+    T *dtau1 = u.take_work(std::size_t(p) + 1), *dtauz = u.take_work(std::size_t(kz) + 1);
+    T *dVb = u.take_work(vb), *dVz = u.take_work(vz), *dS = u.take_work(ss);
     int *dinfo = reinterpret_cast<int *>(u.take_work(1));
     // G depends on Q only through the deleted rows Q_d: they come first (with
     // R), and the device finds G while the rest of Q comes in.
@@ -940,14 +1007,17 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
       zero_below<T><<<grid_cols(kz, n), 256, 0, c.compute_stream>>>(dZ + p * ldz, ldz, kz, n, 0);
       if (!u.launched()) return {false, 0, u.why(), 0};
     }
+    // Q's rows are multiplied by G (below's reflectors, then band's) row
+    // group by row group as they leave (stream_rows).
     HostReflectors<T> below, band;
+    RB dbelow, dband;
     if (pa > 0) {  // X = Q_d(:, n:m)^T = H*[S; 0];  Q_d(:, n:m) <- Q_d(:, n:m) * H
       below.col0 = n;
       below.order = na;
       below.k = pa;
       if (!u.check(blas::geam(c.blas, blas::op_c<T>(), na, p, dQd + n * p, p, dX, na), Point::kernel) ||
           !u.check(geqrf(c.solver, int(na), int(p), dX, int(na), dtau1, dwork, int(lw), dinfo), Point::kernel) ||
-          !apply_right(u, p, na, pa, dX, na, dtau1, dQd + n * p, p, dS))
+          !dbelow.form(u, na, pa, dX, na, dtau1, dVb, dS) || !dbelow.apply(u, p, dQd + n * p, p, dS))
         return {false, 0, u.why(), 0};
     }
     band.col0 = 0;
@@ -956,13 +1026,12 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
     cudaEvent_t arrived = c.download_slots[1].dma_done;
     if (!u.check(blas::geam(c.blas, blas::op_c<T>(), kz, p, dQd, p, dZ, ldz), Point::kernel) ||
         !u.check(geqrf(c.solver, int(kz), int(cz), dZ, int(ldz), dtauz, dwork, int(lw), dinfo), Point::kernel) ||
-        !u.upload(qin, q, ldq, dQ, m, 0, 0) || !u.check(cudaEventRecord(arrived, c.upload_stream), Point::copy) ||
+        !dband.form(u, kz, kz, dZ, ldz, dtauz, dVz, dS) || !u.upload(qin, q, ldq, dQ, m, 0, 0) ||
+        !u.check(cudaEventRecord(arrived, c.upload_stream), Point::copy) ||
         !u.check(cudaStreamWaitEvent(c.compute_stream, arrived, 0), Point::sync))
       return {false, 0, u.why(), 0};
     u.mark("uploaded");
-    if ((pa > 0 && (!apply_right(u, m, na, pa, dX, na, dtau1, dQ + n * m, m, dS) || !below.fetch(u, dX, na, dtau1))) ||
-        !apply_right(u, m, kz, kz, dZ, ldz, dtauz, dQ, m, dS) || !band.fetch(u, dZ, ldz, dtauz))
-      return {false, 0, u.why(), 0};
+    if ((pa > 0 && !below.fetch(u, dX, na, dtau1)) || !band.fetch(u, dZ, ldz, dtauz)) return {false, 0, u.why(), 0};
     zero_below<T><<<grid_cols(kz, cz), 256, 0, c.compute_stream>>>(dZ, ldz, kz, cz, 0);
     if (!u.launched()) return {false, 0, u.why(), 0};
     cudaEvent_t done = c.download_slots[0].dma_done;
@@ -976,8 +1045,14 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
     // p..m-1, into the caller's rows 0..mo-1, columns 0..mo-1, in increasing
     // row order: each caller row written is one whose old contents are no
     // longer needed (the same row, a deleted one, or one already done).
-    const idx done1 = u.stream_rows(dQ + p * m, m, q, ldq, j0, mo);
-    const idx done2 = done1 == j0 ? u.stream_rows(dQ + j0 + p + p * m, m, q + j0, ldq, mo - j0, mo) : 0;
+    auto times_g = [&](idx r0) {  // rows r0.. of Q (those from r0 on of a stream_rows call) times G
+      return [&, r0](idx a, idx b) {
+        return dbelow.apply(u, b - a, dQ + r0 + a + n * m, m, dS) && dband.apply(u, b - a, dQ + r0 + a, m, dS);
+      };
+    };
+    const idx done1 = u.stream_rows(dQ + p * m, m, q, ldq, j0, mo, false, times_g(0));
+    const idx done2 =
+        done1 == j0 ? u.stream_rows(dQ + j0 + p + p * m, m, q + j0, ldq, mo - j0, mo, false, times_g(j0 + p)) : 0;
     u.mark("Q streamed");
     const char *why = nullptr;
     if (done1 < j0 || done2 < mo - j0) {
@@ -1061,11 +1136,12 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
     if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
     Context &c = u.c_;
-    const std::size_t sr = right_scratch(mp, kp), qq = std::size_t(mp) * kp, zz = std::size_t(ldz) * n;
-    if (!u.reserve(qq + zz, sr + std::size_t(kz) + 128) || !u.reserve_host(HostReflectors<T>::elems(kp, kz)))
+    using RB = RightBlocks<T>;
+    const std::size_t qq = std::size_t(mp) * kp, zz = std::size_t(ldz) * n, vz = RB::elems(kp, kz), ss = RB::scratch(mp);
+    if (!u.reserve(qq + zz, vz + ss + std::size_t(kz) + 192) || !u.reserve_host(HostReflectors<T>::elems(kp, kz)))
       return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(qq), *dZ = u.take_matrix(zz);
-    T *dtau = u.take_work(std::size_t(kz) + 1), *dS = u.take_work(sr);
+    T *dtau = u.take_work(std::size_t(kz) + 1), *dVz = u.take_work(vz), *dS = u.take_work(ss);
     if (!u.upload(q_t, q, ldq, dQ, mp, 0, 0) || !u.upload(q_b, q, ldq, dQ, mp, -p, 0) ||
         !u.upload(rin, r, ldr, dZ, ldz, 0, 0) || !u.upload(uin, uh, ldu, dZ, ldz, -k, 0) ||
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
@@ -1076,7 +1152,10 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
     unit_cross<T><<<grid_cols(p, k), 256, 0, c.compute_stream>>>(dQ + j0, mp, p, k, j0, k, j0, 0);
     unit_cross<T><<<grid_cols(mp, p), 256, 0, c.compute_stream>>>(dQ + k * mp, mp, mp, p, j0, k, 0, k);
     zero_below<T><<<grid_cols(k, n), 256, 0, c.compute_stream>>>(dZ, ldz, k, n, 0);
-    bool ran = u.launched() && factor(u, kp, n, dZ, ldz, dtau) && apply_right(u, mp, kp, kz, dZ, ldz, dtau, dQ, mp, dS);
+    // All of Q's k+p columns at once: the host's move below takes longer.
+    RB dz;
+    bool ran = u.launched() && factor(u, kp, n, dZ, ldz, dtau) && dz.form(u, kp, kz, dZ, ldz, dtau, dVz, dS) &&
+               dz.apply(u, mp, dQ, mp, dS);
     // The device has all it reads of Q: the other columns move meanwhile.
     const bool moved = ran;
     if (moved) move_columns(c.upload_copies, q, ldq, m, k, p, j0, true);
