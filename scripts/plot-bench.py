@@ -1,44 +1,61 @@
 #!/usr/bin/env python3
-"""Turns a scripts/bench table into a summary and a PNG: GFLOP/s against n,
-one line per peer, one panel per routine/precision/uplo.
-    scripts/plot-bench.py bench/results/potrf-<gpu>-<date>.txt
+"""Turns a benchmark table of scripts/bench, bench-inverse or bench-qr into a
+summary and a PNG, one line (or bar) per peer:
+  rows "dpotrf L  8192 | hqr ... | peer seconds (x ratio) | ...": GFLOP/s
+      against n, one panel per routine and uplo;
+  other rows ("dgeqrf 16384x16384 | ...", "dgels 32768x2048 nrhs=1 | ..."):
+      GFLOP/s per case, bars grouped by case.
+A peer's GFLOP/s is hqr's (the table's, with LAPACK's flop count) over the
+peer's time ratio to hqr, so each routine's count is the table's own.
+    scripts/plot-bench.py bench/results/<table>.txt
 Writes <table>.png beside the table and prints the summary (markdown)."""
 import collections
 import re
 import sys
 
 path = sys.argv[1]
-flop_scale = {"s": 1, "d": 1, "c": 4, "z": 4}
-# rows[(routine, uplo)][peer][n] = seconds
-rows = collections.defaultdict(lambda: collections.defaultdict(dict))
+row_re = re.compile(r"(\S.*?)\s*\|\s*hqr\s+([\d.]+) s\s+([\d.]+) GF/s(.*)")
+peer_re = re.compile(r"\s*([\w-]+)\s+([\d.]+)(?:\s*\(x\s*([\d.]+)\))?")
+skip = {"best", "reldiff"}
+# cases[label] = {peer: (seconds, GFLOP/s)}, in table order
+cases = collections.OrderedDict()
 for line in open(path):
-    if line.startswith("#"):
+    m = row_re.match(line)
+    if not m or line.startswith("#"):
         continue
-    m = re.match(r"(\w+) (\w) +(\d+) \| (.*)", line)
-    if not m:
-        continue
-    routine, uplo, n, rest = m.group(1), m.group(2), int(m.group(3)), m.group(4)
-    for field in rest.split("|"):
-        p = re.match(r"\s*([\w-]+)\s+([\d.]+)", field)
-        if p and p.group(1) != "reldiff":
-            rows[(routine, uplo)][p.group(1)][n] = float(p.group(2))
+    label, t, gf = " ".join(m.group(1).split()), float(m.group(2)), float(m.group(3))
+    peers = {"hqr": (t, gf)}
+    for field in m.group(4).split("|"):
+        p = peer_re.match(field)
+        if p and p.group(1) not in skip and float(p.group(2)) > 0:
+            s = float(p.group(2))
+            ratio = float(p.group(3)) if p.group(3) else s / t  # the table's ratio: unrounded times
+            peers[p.group(1)] = (s, gf / ratio)
+    cases[label] = peers
+if not cases:
+    sys.exit(f"{path}: no rows with hqr's GFLOP/s")
 
-def gflops(routine, n, t):
-    return flop_scale[routine[0]] * n ** 3 / 3 / t * 1e-9
+# "routine uplo n" rows plot against n; the rest are cases side by side.
+series = collections.defaultdict(lambda: collections.defaultdict(dict))  # (routine, uplo) -> peer -> n -> GF/s
+bars = collections.OrderedDict()
+for label, peers in cases.items():
+    m = re.fullmatch(r"(\w+) (\w) +(\d+)", label)
+    if m:
+        for peer, (_, g) in peers.items():
+            series[(m.group(1), m.group(2))][peer][int(m.group(3))] = g
+    else:
+        bars[label] = peers
 
-for (routine, uplo), peers in sorted(rows.items()):
-    sizes = sorted(peers["hqr"])
-    print(f"\n{routine} uplo={uplo} (seconds; ratio = peer time / hqr time)\n")
-    names = [p for p in peers if p != "hqr"]
-    print("| n | hqr | " + " | ".join(names) + " |")
-    print("|---" * (2 + len(names)) + "|")
-    for n in sizes:
-        h = peers["hqr"][n]
-        cells = [f"{h:.4f} ({gflops(routine, n, h):.0f} GF/s)"]
-        for p in names:
-            t = peers[p].get(n)
-            cells.append(f"{t:.4f} (x{t / h:.2f})" if t else "-")
-        print(f"| {n} | " + " | ".join(cells) + " |")
+names = []
+for peers in cases.values():
+    names += [p for p in peers if p != "hqr" and p not in names]
+print("| case | hqr | " + " | ".join(names) + " |")
+print("|---" * (2 + len(names)) + "|")
+for label, peers in cases.items():
+    t, g = peers["hqr"]
+    cells = [f"{t:.4f} s ({g:.0f} GF/s)"]
+    cells += [f"{peers[p][0]:.4f} (x{g / peers[p][1]:.2f})" if p in peers else "-" for p in names]
+    print(f"| {label} | " + " | ".join(cells) + " |")
 
 try:
     import matplotlib
@@ -46,22 +63,34 @@ try:
     import matplotlib.pyplot as plt
 except ImportError:
     sys.exit(1)
-keys = sorted(rows)
-cols = min(4, len(keys))
-fig, axes = plt.subplots((len(keys) + cols - 1) // cols, cols, figsize=(5 * cols, 4 * ((len(keys) + cols - 1) // cols)),
-                         squeeze=False)
-for ax, key in zip(axes.flat, keys):
-    for peer, times in sorted(rows[key].items()):
-        ns = sorted(times)
-        ax.plot(ns, [gflops(key[0], n, times[n]) for n in ns], marker="o", label=peer,
-                linewidth=2.5 if peer == "hqr" else 1)
+panels = len(series) + (1 if bars else 0)
+cols = min(4, len(series)) if series else 1
+rows = (len(series) + cols - 1) // cols if series else 0
+fig = plt.figure(figsize=(5 * cols if series else 12, 4 * rows + (5 if bars else 0)))
+grid = fig.add_gridspec(rows + (1 if bars else 0), cols)
+for i, key in enumerate(sorted(series)):
+    ax = fig.add_subplot(grid[i // cols, i % cols])
+    for peer, points in sorted(series[key].items()):
+        ns = sorted(points)
+        ax.plot(ns, [points[n] for n in ns], marker="o", label=peer, linewidth=2.5 if peer == "hqr" else 1)
     ax.set_xscale("log", base=2)
     ax.set_title(f"{key[0]} uplo={key[1]}")
     ax.set_xlabel("n")
-    ax.set_ylabel("GFLOP/s (host to host)")
+    ax.set_ylabel("GFLOP/s")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
-for ax in list(axes.flat)[len(keys):]:
-    ax.axis("off")
+if bars:
+    ax = fig.add_subplot(grid[rows, :])
+    peers = ["hqr"] + [p for p in names if any(p in c for c in bars.values())]
+    width = 0.8 / len(peers)
+    for k, peer in enumerate(peers):
+        xs = [i + (k - (len(peers) - 1) / 2) * width for i in range(len(bars))]
+        ax.bar(xs, [c[peer][1] if peer in c else 0 for c in bars.values()], width, label=peer)
+    ax.set_xticks(range(len(bars)))
+    ax.set_xticklabels(list(bars), rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel("GFLOP/s (hqr's flop count)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+fig.suptitle(path.rsplit("/", 1)[-1])
 fig.tight_layout()
 fig.savefig(path.rsplit(".", 1)[0] + ".png", dpi=110)
