@@ -63,7 +63,6 @@ try:
     import matplotlib.pyplot as plt
 except ImportError:
     sys.exit(1)
-panels = len(series) + (1 if bars else 0)
 cols = min(4, len(series)) if series else 1
 rows = (len(series) + cols - 1) // cols if series else 0
 fig = plt.figure(figsize=(5 * cols if series else 12, 4 * rows + (5 if bars else 0)))

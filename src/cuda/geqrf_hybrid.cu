@@ -355,7 +355,7 @@ template <class T> class HybridGeqrf {
     // host's staging copies in both directions share its memory bandwidth,
     // and the compute waits for the upload, not for the results (16384^2 on
     // H100s: 0.183 s against 0.191, medians over four calls).
-    if (!on_device_ && !uploaded_.wait_past(nblocks_ - 1, stop_)) return;
+    if (!uploaded_.wait_past(nblocks_ - 1, stop_)) return;
     for (lint j = 0; j < nblocks_ && !failed_; ++j) {
       if (!finalized_.wait_past(j, stop_) || failed_) break;
       cudaEvent_t final_event = j < npanels_ ? panel_done_[j] : all_done_;
@@ -812,7 +812,6 @@ template <class T> class HybridGeqrf {
   std::atomic<lint> stored_columns_{0};  // leading columns final (with their tau) in the caller's arrays
   const bool on_device_ = false;         // the matrix came on the device and stays there
 };
-
 
 // The panel's kind (HQR_PANEL) and the block size for n columns (HQR_NB,
 // else measured on the H200, bench/results/qr-*: 512 from n = 8192, where
