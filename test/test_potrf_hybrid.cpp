@@ -111,6 +111,48 @@ template <class T> void check_failure(lint n, lint p, bool upper, bool nan) {
   assert_int_equal(info, p + 1);
 }
 
+// Hermitian positive definite with condition number 1/rcond: Q diag(s) Q**H,
+// s from 1 down to rcond geometrically, Q from the QR of a random matrix
+// (reference LAPACK). The unreferenced triangle and the padding stay random.
+template <class T> testing::Matrix<T> make_ill(lint n, lint lda, double rcond, bool upper) {
+  using namespace testing;
+  Matrix<T> q = random_matrix<T>(n, n);
+  std::vector<T> tau(n), work(std::size_t(64) * n);
+  assert_int_equal(geqrf<T>(n, n, q.ptr(), q.ld, tau.data(), work.data(), lint(work.size()), Lib::ref), 0);
+  assert_int_equal(orgqr<T>(n, n, n, q.ptr(), q.ld, tau.data(), work.data(), lint(work.size()), Lib::ref), 0);
+  Matrix<T> qs = q;
+  for (lint j = 0; j < n; ++j) {
+    const real_t<T> s = real_t<T>(std::pow(rcond, double(j) / double(n - 1)));
+    for (lint i = 0; i < n; ++i) qs(i, j) *= s;
+  }
+  Matrix<T> h = product(qs, 'N', q, 'C'), a = random_matrix<T>(n, n, lda);
+  for (lint j = 0; j < n; ++j)
+    for (lint i = upper ? 0 : j; i < (upper ? j + 1 : n); ++i)
+      a(i, j) = i == j ? T(std::real(h(i, i))) : upper ? cj(h(j, i)) : h(i, j);
+  return a;
+}
+
+// ||A - L L**H|| / (n ||A|| eps) (LAPACK's xPOT01) on an ill-conditioned
+// matrix: the blocked solves below each diagonal block must stay backward
+// stable, whatever the block's condition number.
+template <class T> void check_ill(lint n, bool upper, double rcond) {
+  using namespace testing;
+  const char uplo = upper ? 'U' : 'L';
+  const Matrix<T> a0 = make_ill<T>(n, n + 3, rcond, upper);
+  Matrix<T> a = a0;
+  lint info = -99;
+  Api<T>::potrf(upper ? "U" : "L", n, a.ptr(), a.ld, &info);
+  if (info != 0) fail_msg("n=%ld uplo=%c rcond=%g: info %ld", long(n), uplo, rcond, long(info));
+  const Matrix<T> full = hermitian(block(a0, n, n), uplo), t = triangle(block(a, n, n), uplo);
+  Matrix<T> r = full;
+  if (upper)
+    subtract_product(r, t, 'C', t, 'N');
+  else
+    subtract_product(r, t, 'N', t, 'C');
+  const double ratio = norm_one(r) / (double(n) * norm_one(full) * eps<T>());
+  if (!(ratio < kThreshold)) fail_msg("n=%ld uplo=%c rcond=%g: ratio %g", long(n), uplo, rcond, ratio);
+}
+
 static bool large() { return std::getenv("HQR_TEST_LARGE") != nullptr; }
 
 // Both GPU schedules where a GPU serves: the default (one trip through
@@ -144,12 +186,25 @@ template <class T> static void failures(void **) {
   });
 }
 
+// Condition numbers 1e12 (double) and 1e3 (single), with margin to where
+// n*eps makes the factorization itself break down.
+template <class T> static void ill_conditioned(void **) {
+  const double rcond = std::is_same_v<testing::real_t<T>, double> ? 1e-12 : 1e-3;
+  each_schedule([&] {
+    for (lint n : {lint(600), lint(1500)})
+      for (bool upper : {false, true}) check_ill<T>(n, upper, rcond);
+  });
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(orders<double>),
       cmocka_unit_test(orders<std::complex<float>>),
       cmocka_unit_test(failures<double>),
       cmocka_unit_test(failures<std::complex<float>>),
+      cmocka_unit_test(ill_conditioned<double>),
+      cmocka_unit_test(ill_conditioned<std::complex<float>>),
   };
+  if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);  // e.g. sanitizer runs
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

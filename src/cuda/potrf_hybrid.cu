@@ -6,7 +6,8 @@
 //
 //   upload thread:   caller -> pinned slot (host threads) -> device, panel by panel
 //   compute stream:  herk(diag k) ; gemm(below diag k) ; trsm
-//   download thread: device -> pinned slot -> caller, only the referenced triangle
+//   download thread: device -> pinned slot -> caller, only the referenced
+//                    triangle (lower, gpu mode: once the upload is done)
 //
 // Two ways to factor the diagonal block (Panel):
 //   cpu: hqr's own potf2 on the host while the GPU runs gemm(k); the trsm of
@@ -189,6 +190,9 @@ template <class T> class HybridPotrf {
         if (!ok(cudaEventCreateWithFlags(&e, cudaEventDisableTiming))) return finish({false, 0, "CUDA event", 0});
     for (cudaEvent_t *e : {&diag_ready_, &diag_down_, &diag_up_})
       if (!ok(cudaEventCreateWithFlags(e, cudaEventDisableTiming))) return finish({false, 0, "CUDA event", 0});
+    phases_.resize(config::verbose_level() >= 3 && mode_ == Panel::gpu ? std::size_t(np_) * kPhases : 0);
+    for (auto &e : phases_)
+      if (!ok(cudaEventCreate(&e))) return finish({false, 0, "CUDA event", 0});
 
     start_ = Clock::now();
     // CUDA's current device is per thread.
@@ -215,6 +219,7 @@ template <class T> class HybridPotrf {
                    "hqr: potrf phases (s from start): uploads queued %.4f, factor queued %.4f, last panel final "
                    "%.4f, stores done %.4f\n",
                    upload_done_, factor_done_, last_final_, since_start());
+    if (!phases_.empty() && !gpu_failed_) print_phases();
     if (gpu_failed_) return finish({false, 0, "CUDA error", stored_columns_.load(), partial_rows_, partial_cols_});
     if (not_spd_)
       return finish({false, 0, "leading minor not positive definite: LAPACK finishes", stored_columns_.load(),
@@ -244,7 +249,7 @@ template <class T> class HybridPotrf {
   }
 
   Result finish(Result r) {
-    for (auto *v : {&arrived_, &final_})
+    for (auto *v : {&arrived_, &final_, &phases_})
       for (auto &e : *v)
         if (e) cudaEventDestroy(e);
     for (cudaEvent_t e : {diag_ready_, diag_down_, diag_up_})
@@ -400,9 +405,25 @@ template <class T> class HybridPotrf {
       store(p.r, staged);
     };
     // Panels published before a failure in the cpu mode are still stored.
+    // Lower, gpu mode: results wait until the whole upload is on the device.
+    // Staging in both directions at once shares the host's memory bandwidth
+    // (about half the rate each way), and the first panels' factorization
+    // waits for the upload while the results have slack until the end:
+    // dpotrf L 24576 0.143 -> 0.125-0.131 s on the H200, the wait for
+    // uploads 18 -> 5 ms. Upper stays concurrent: its staged copies (short
+    // row pieces) are slower, so that results held back queue past the end
+    // (0.151 -> 0.172 s). bench/results/potrf-tuning-NVIDIA-H200-2026-11-25.txt.
+    if (!upper_ && mode_ == Panel::gpu) uploaded_.wait_past(np_ - 1, halt_);
     for (lint k = 0; k < np_ && !halted && !gpu_failed_; ++k) {
       if (!finalized_.wait_past(k, stop_download_) || halted || gpu_failed_) break;
       if (!check(cudaStreamWaitEvent(c_.download_stream, final_[k], 0), fault::Point::copy)) break;
+      // The gpu mode's INFO of diagonal block k, ahead of the panel's
+      // chunks: on this stream, not the panel stream, so that the copy
+      // engine's queue of results never holds up the factorization.
+      if (mode_ == Panel::gpu &&
+          !check(cudaMemcpyAsync(hinfo_ + k, dinfo_ + k, sizeof(int), cudaMemcpyDeviceToHost, c_.download_stream),
+                 fault::Point::copy))
+        break;
       for (const Rect &r : chunks(panel_rect(n_, nb_, k), sizeof(T), upper_)) {
         if (pending.size() == std::size_t(Context::kSlots)) drain_one();
         const int i = slot++ % Context::kSlots;
@@ -483,23 +504,47 @@ template <class T> class HybridPotrf {
   void factor_gpu_panels() {
     for (lint k = 0; k < np_ && !stopped(); ++k) {
       const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
-      if (!arrived(k) || !update_diagonal(k) || !factor_diagonal(k) || !update_rows(k, k0 + kb, n_ - k0 - kb) ||
-          !check(cudaStreamWaitEvent(c_.compute_stream, diag_up_, 0), fault::Point::sync) ||
-          !solve_rows(k, k0 + kb, n_ - k0 - kb) || !publish_final(k))
+      if (!arrived(k) || !phase(k, 0) || !update_diagonal(k) || !phase(k, 1) || !factor_diagonal(k) ||
+          !update_rows(k, k0 + kb, n_ - k0 - kb) || !phase(k, 2) ||
+          !check(cudaStreamWaitEvent(c_.compute_stream, diag_up_, 0), fault::Point::sync) || !phase(k, 3) ||
+          !solve_rows(k, k0 + kb, n_ - k0 - kb) || !phase(k, 4) || !publish_final(k))
         return;
     }
   }
 
+  // HQR_VERBOSE=3: how long each step of each panel took on the compute
+  // stream (events between the steps): "arrive" is the wait for the
+  // upload after the previous panel's trsm, "potrf" the wait for the
+  // diagonal block's factor after the gemm.
+  static constexpr int kPhases = 5;
+  bool phase(lint k, int i) {
+    if (!phases_.empty()) cudaEventRecord(phases_[std::size_t(k) * kPhases + i], c_.compute_stream);
+    return true;
+  }
+  void print_phases() {
+    double sum[kPhases] = {};
+    std::fprintf(stderr, "hqr: potrf panel phases (ms): arrive herk gemm potrf trsm\n");
+    for (lint k = 0; k < np_; ++k) {
+      float t[kPhases] = {0, -1, -1, -1, -1};
+      const cudaEvent_t *e = &phases_[std::size_t(k) * kPhases];
+      if (k > 0) cudaEventElapsedTime(&t[0], phases_[std::size_t(k - 1) * kPhases + 4], e[0]);
+      for (int i = 1; i < kPhases; ++i) cudaEventElapsedTime(&t[i], e[i - 1], e[i]);
+      for (int i = 0; i < kPhases; ++i) sum[i] += t[i];
+      if (config::verbose_level() >= 4)
+        std::fprintf(stderr, "hqr:   %4lld %7.3f %7.3f %7.3f %7.3f %7.3f\n", (long long)k, t[0], t[1], t[2], t[3], t[4]);
+    }
+    std::fprintf(stderr, "hqr:   sum  %7.2f %7.2f %7.2f %7.2f %7.2f\n", sum[0], sum[1], sum[2], sum[3], sum[4]);
+    (void)cudaGetLastError();
+  }
+
   // cuSOLVER's potrf of diagonal block k on the panel stream, once its herk
-  // is done; its INFO goes to pinned memory for the downloader, and diag_up_
-  // tells the compute stream when the block is factored.
+  // is done; diag_up_ tells the compute stream when the block is factored.
+  // Its INFO stays on the device until the downloader fetches it.
   bool factor_diagonal(lint k) {
     const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
     return check(cudaEventRecord(diag_ready_, c_.compute_stream), fault::Point::kernel) &&
            check(cudaStreamWaitEvent(c_.panel_stream, diag_ready_, 0), fault::Point::sync) &&
            check(solver_.run(c_.panel_solver, kb, dev(k0, k0), ldda_, dwork_, dinfo_ + k), fault::Point::kernel) &&
-           check(cudaMemcpyAsync(hinfo_ + k, dinfo_ + k, sizeof(int), cudaMemcpyDeviceToHost, c_.panel_stream),
-                 fault::Point::copy) &&
            check(cudaEventRecord(diag_up_, c_.panel_stream), fault::Point::kernel);
   }
 
@@ -553,6 +598,7 @@ template <class T> class HybridPotrf {
   void *dwork_ = nullptr;
   int *dinfo_ = nullptr, *hinfo_ = nullptr;
   std::vector<cudaEvent_t> arrived_, final_;  // per panel: on the device / final
+  std::vector<cudaEvent_t> phases_;           // HQR_VERBOSE=3
   cudaEvent_t diag_ready_ = nullptr, diag_down_ = nullptr, diag_up_ = nullptr;
   Progress uploaded_, finalized_;
   Clock::time_point start_;

@@ -19,7 +19,7 @@ constexpr int kPanelAuto = 0, kPanelCpu = 1, kPanelGpu = 2, kPanelCusolver = 3;
 int panel();
 int cpu_threads();     // HQR_CPU_THREADS; 0: all cores
 bool verbose();        // HQR_VERBOSE (>= 1)
-int verbose_level();   // HQR_VERBOSE: 2 adds the GPU paths' phase timings, 3 geqrf's panel steps
+int verbose_level();   // HQR_VERBOSE: 2 adds the GPU paths' phase timings, 3 potrf's and geqrf's panel steps
 
 void set_device_request(int ordinal);
 void set_gpu_min_n(long n);
