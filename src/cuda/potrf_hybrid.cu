@@ -404,7 +404,6 @@ template <class T> class HybridPotrf {
       }
       store(p.r, staged);
     };
-    // Panels published before a failure in the cpu mode are still stored.
     // Lower, gpu mode: results wait until the whole upload is on the device.
     // Staging in both directions at once shares the host's memory bandwidth
     // (about half the rate each way), and the first panels' factorization
@@ -414,6 +413,7 @@ template <class T> class HybridPotrf {
     // row pieces) are slower, so that results held back queue past the end
     // (0.151 -> 0.172 s). bench/results/potrf-tuning-NVIDIA-H200-2026-11-25.txt.
     if (!upper_ && mode_ == Panel::gpu) uploaded_.wait_past(np_ - 1, halt_);
+    // Panels published before a failure in the cpu mode are still stored.
     for (lint k = 0; k < np_ && !halted && !gpu_failed_; ++k) {
       if (!finalized_.wait_past(k, stop_download_) || halted || gpu_failed_) break;
       if (!check(cudaStreamWaitEvent(c_.download_stream, final_[k], 0), fault::Point::copy)) break;
