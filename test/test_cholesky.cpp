@@ -22,21 +22,6 @@ template <class T> void scramble_other_triangle(Matrix<T> &a, char uplo) {
       if (i != j && !in_triangle(uplo, i, j)) a(i, j) = T(10) * random_value<T>();
 }
 
-// DPOT01: ||L*L^H - A||_1 / (n ||A||_1 eps) (or U^H*U), with A the full
-// Hermitian matrix and `f` holding the factor in its uplo triangle.
-template <class T> double factor_ratio(const Matrix<T> &full, const Matrix<T> &f, char uplo) {
-  const lint n = full.n;
-  if (n == 0) return 0;
-  Matrix<T> a = block(full, n, n);
-  Matrix<T> r = a;
-  Matrix<T> t = triangle(block(f, n, n), uplo);
-  if (uplo == 'L')
-    subtract_product(r, t, 'N', t, 'C');
-  else
-    subtract_product(r, t, 'C', t, 'N');
-  return norm_one(r) / (double(n) * norm_one(a) * eps<T>());
-}
-
 // The factor's diagonal is real and positive (the unique Cholesky factor).
 template <class T> void assert_positive_real_diagonal(const Matrix<T> &f, const std::string &ctx) {
   for (lint i = 0; i < f.n; ++i)

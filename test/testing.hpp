@@ -222,6 +222,21 @@ template <class T> Matrix<T> hermitian(const Matrix<T> &a, char uplo) {
   return h;
 }
 
+// DPOT01: ||L*L^H - A||_1 / (n ||A||_1 eps) (or U^H*U), with A the full
+// Hermitian matrix and `f` holding the factor in its uplo triangle.
+template <class T> double factor_ratio(const Matrix<T> &full, const Matrix<T> &f, char uplo) {
+  const lint n = full.n;
+  if (n == 0) return 0;
+  Matrix<T> a = block(full, n, n);
+  Matrix<T> r = a;
+  Matrix<T> t = triangle(block(f, n, n), uplo);
+  if (uplo == 'L')
+    subtract_product(r, t, 'N', t, 'C');
+  else
+    subtract_product(r, t, 'C', t, 'N');
+  return norm_one(r) / (double(n) * norm_one(a) * eps<T>());
+}
+
 // Hermitian positive definite: B*B^H + n*I, well conditioned, exactly
 // Hermitian with a real diagonal. Padding rows (ld > n) are random.
 template <class T> Matrix<T> random_hpd(lint n, lint ld = 0) {
