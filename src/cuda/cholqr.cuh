@@ -1,9 +1,8 @@
 // Device kernels of the geqrf panel by CholeskyQR2 and Householder
 // reconstruction (geqrf_hybrid.cu, start_cholqr and finish_cholqr): the check that
 // CholeskyQR2 may be trusted, the LU with on-the-fly signs of Q's top block,
-// the steps that turn it into LAPACK's V, T, tau and R, and two helpers of
-// its small steps (the upper Cholesky factor from cuSOLVER's faster lower
-// one, the diagonal blocks of a triangular inverse).
+// the steps that turn it into LAPACK's V, T, tau and R, and a helper of
+// its small steps (the diagonal blocks of a triangular inverse).
 //
 // Ballard, Demmel, Grigori, Jacquelin, Knight, Nguyen, "Reconstructing
 // Householder vectors from Tall-Skinny QR" (JPDC 2015): for Q (m by b) with
@@ -46,26 +45,6 @@ __device__ inline float real_one(float, double s) { return float(s); }
 __device__ inline double real_one(double, double s) { return s; }
 __device__ inline cuFloatComplex real_one(cuFloatComplex, double s) { return make_cuFloatComplex(float(s), 0.f); }
 __device__ inline cuDoubleComplex real_one(cuDoubleComplex, double s) { return make_cuDoubleComplex(s, 0.); }
-
-__device__ inline float cj(float x) { return x; }
-__device__ inline double cj(double x) { return x; }
-__device__ inline cuFloatComplex cj(cuFloatComplex x) { return cuConjf(x); }
-__device__ inline cuDoubleComplex cj(cuDoubleComplex x) { return cuConj(x); }
-
-// After cuSOLVER's lower Cholesky factorization G = L L**H in place (b by
-// b): a := L**H, the upper factor, with zeros below the diagonal. (Its
-// lower potrf takes 0.21 ms at b = 512 on the H200, its upper one 0.38.)
-// Each pair (i, j), i < j, belongs to one thread.
-template <class S> __global__ void lower_to_upper(int b, S *a, int lda) {
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < int64_t(b) * b;
-       e += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t i = e % b, j = e / b;
-    if (i < j) {
-      a[i + j * lda] = cj(a[j + i * lda]);
-      a[j + i * lda] = dev_zero(S());
-    }
-  }
-}
 
 // The first step of x = u**-1 for an upper triangular u (b by b, b a
 // multiple of 32; geqrf_hybrid.cu's inverse_upper has the rest): block l

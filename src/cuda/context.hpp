@@ -100,7 +100,8 @@ struct Context {
   PinnedBuffer staging_memory;
   StagingSlot upload_slots[kSlots], download_slots[kSlots];
   // Device twins of the staging slots, for data that is transposed on its
-  // way in or out (uplo = 'U'); allocated on first use.
+  // way in or out (the QR apply's operands, qr_apply.cu); allocated on
+  // first use.
   DeviceBuffer device_staging;
 
   // Host threads that move pageable <-> pinned, each way (one thread copies

@@ -476,7 +476,7 @@ template <class T> class HybridGeqrf {
     };
     auto cholesky_upper = [&](T *g, int *info) {  // R = L**H, zeros below the diagonal
       if (!cholesky(g, info)) return false;
-      lower_to_upper<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(g), int(nb_));
+      mirror_triangle<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(g), int(nb_), true);
       return launched(Point::kernel);
     };
     phase(p, 0);

@@ -7,7 +7,7 @@
 //   upload thread:   caller -> pinned slot (host threads) -> device, panel by panel
 //   compute stream:  herk(diag k) ; gemm(below diag k) ; trsm
 //   download thread: device -> pinned slot -> caller, only the referenced
-//                    triangle (lower, gpu mode: once the upload is done)
+//                    triangle (gpu mode: once the upload is done)
 //
 // Two ways to factor the diagonal block (Panel):
 //   cpu: hqr's own potf2 on the host while the GPU runs gemm(k); the trsm of
@@ -18,11 +18,16 @@
 // Which is faster depends on the host's single-core speed against the GPU's
 // small-kernel latency; bench/results/ has the measurements behind the default.
 //
-// The device always factors the lower triangle: for uplo = 'U' the rows of U
-// travel as stored (whole column segments, at copy speed) and cuBLAS geam
-// conjugate-transposes them on the device, on the way in and on the way out
-// (A = U**H*U is A**H = L*L**H with L = U**H), so one schedule serves both. Only the
-// triangle LAPACK references moves; the other triangle is never written.
+// The device holds the triangle as the caller stores it. For uplo = 'U'
+// (A = U**H*U, U = L**H) panel k is block row k of U, and each step is the
+// conjugate transpose of the lower one: herk and gemm with the left factor
+// transposed, trsm from the left. Its pieces travel as stored, column
+// segments of U a panel wide, with no transposes on the device. (Until
+// 2026-11-26 the device held L = U**H, transposed by geam on the transfer
+// streams; those kernels waited behind the updates for free SMs, and
+// dpotrf U 24576 took 0.146-0.158 s against L's 0.123-0.129 on the H200;
+// as stored, 0.125-0.135.) Only the triangle LAPACK references moves; the other
+// triangle is never written.
 //
 // If the GPU fails mid-call, or a leading minor is not positive definite (or
 // NaN), the columns of L already stored in the caller's array are final and
@@ -46,6 +51,7 @@
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
+#include "cuda/qr_kernels.cuh"
 #include "host/config.hpp"
 #include "host/fault.hpp"
 
@@ -62,7 +68,9 @@ Rect panel_rect(lint n, lint nb, lint k) {
 // copies long contiguous runs of the caller's array: for lower, whole
 // columns of L; for upper, whole rows of the panel of L (whole column
 // segments of U, each a panel wide). The first piece of an upper panel holds
-// its whole diagonal block (potrf keeps nb small enough for that).
+// its whole diagonal block (potrf keeps nb small enough for that). A Rect
+// names rows and columns of L: for upper, piece r is U(c0.., r0..), r.n
+// rows by r.m columns.
 std::vector<Rect> chunks(const Rect &r, std::size_t elem, bool upper) {
   std::vector<Rect> out;
   if (upper) {
@@ -78,7 +86,12 @@ std::vector<Rect> chunks(const Rect &r, std::size_t elem, bool upper) {
 // Where the diagonal blocks are factored (see the top of this file).
 enum class Panel { cpu, gpu };
 
-// cuSOLVER's potrf for the diagonal blocks of the gpu panel mode.
+// cuSOLVER's potrf on the device, for the diagonal blocks of the gpu panel
+// mode and for the one trip. Always its lower one: an upper triangle is
+// mirrored into the lower one and back (mirror_triangle), as cuSOLVER's
+// upper potrf takes about twice as long at these orders (dpotrf U 8192
+// with nb = 768 on the H200: the wait for the diagonal blocks 7 ms against
+// 3).
 class DevicePotrf {
  public:
   DevicePotrf() = default;
@@ -87,39 +100,49 @@ class DevicePotrf {
   ~DevicePotrf() {
     if (params_) cusolverDnDestroyParams(params_);
   }
-  // Workspace sizes for blocks of order nb (of the given triangle).
-  template <class T>
-  bool init(cusolverDnHandle_t h, lint nb, T *a, lint lda, cublasFillMode_t fill = CUBLAS_FILL_MODE_LOWER) {
-    fill_ = fill;
+  // Workspace sizes for blocks of order nb.
+  template <class T> bool init(cusolverDnHandle_t h, lint nb, T *a, lint lda) {
     if (!ok(cusolverDnCreateParams(&params_))) return false;
     const cudaDataType t = blas::data_type<T>();
-    if (!ok(cusolverDnXpotrf_bufferSize(h, params_, fill_, nb, t, a, lda, t, &device_bytes, &host_bytes)))
+    if (!ok(cusolverDnXpotrf_bufferSize(h, params_, CUBLAS_FILL_MODE_LOWER, nb, t, a, lda, t, &device_bytes,
+                                        &host_bytes)))
       return false;
     host_.resize(host_bytes);
     return true;
   }
-  template <class T> cusolverStatus_t run(cusolverDnHandle_t h, lint n, T *a, lint lda, void *work, int *info) {
+  // On h's stream; a failed mirror reports as a failed execution.
+  template <class T>
+  cusolverStatus_t run(cusolverDnHandle_t h, bool upper, lint n, T *a, lint lda, void *work, int *info) {
+    cudaStream_t s = nullptr;
+    auto mirror = [&](bool to_upper) {
+      mirror_triangle<<<grid_for(int64_t(n) * n), 256, 0, s>>>(int(n), dv(a), int(lda), to_upper);
+      return ok(cudaGetLastError());
+    };
+    if (!ok(cusolverDnGetStream(h, &s)) || (upper && !mirror(false))) return CUSOLVER_STATUS_EXECUTION_FAILED;
     const cudaDataType t = blas::data_type<T>();
-    return cusolverDnXpotrf(h, params_, fill_, n, t, a, lda, t, work, device_bytes,
-                            host_.empty() ? nullptr : host_.data(), host_bytes, info);
+    const cusolverStatus_t status =
+        cusolverDnXpotrf(h, params_, CUBLAS_FILL_MODE_LOWER, n, t, a, lda, t, work, device_bytes,
+                         host_.empty() ? nullptr : host_.data(), host_bytes, info);
+    return ok(status) && upper && !mirror(true) ? CUSOLVER_STATUS_EXECUTION_FAILED : status;
   }
   std::size_t device_bytes = 0, host_bytes = 0;
 
  private:
   cusolverDnParams_t params_ = nullptr;
-  cublasFillMode_t fill_ = CUBLAS_FILL_MODE_LOWER;
   std::vector<char> host_;
 };
 
 // Small orders: the referenced triangle through the pinned staging in one
 // piece, cuSOLVER's potrf on the device and back, all queued from the
 // calling thread. Up to these orders the hybrid's threads, events and
-// per-panel hand-offs cost more than that (cuSOLVER's upper potrf is the
-// slower one; bench/results/potrf-tuning-NVIDIA-H200-2026-11-25.txt). Only
+// per-panel hand-offs cost more than that
+// (bench/results/potrf-tuning-NVIDIA-H200-2026-11-25.txt; upper, once
+// through cuSOLVER's slower upper potrf, stopped at 512 until the mirror
+// made both the same, 2026-11-26). Only
 // the referenced triangle is read and written; a matrix that is not
 // positive definite comes back untouched (ran = false), and the CPU
 // factors it as LAPACK does.
-constexpr lint kOneTripLower = 1280, kOneTripUpper = 512;
+constexpr lint kOneTrip = 1280;
 
 // Columns c0..c1-1 of the referenced triangle, from one array to another.
 template <class T> void copy_triangle(bool upper, lint n, lint c0, lint c1, const T *s, lint lds, T *d, lint ldd) {
@@ -149,16 +172,50 @@ template <class T> Result potrf_one_trip(Context &c, bool upper, lint n, T *a, l
   DevicePotrf solver;
   bool fine = !fault::hit(Point::alloc) && c.matrix.reserve(elems * sizeof(T));
   T *d = static_cast<T *>(c.matrix.get());
-  fine = fine && solver.init(c.solver, n, d, n, upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER) &&
+  fine = fine && solver.init(c.solver, n, d, n) &&
          c.workspace.reserve(solver.device_bytes + 256 + sizeof(int));
   if (!fine) return {false, 0, "GPU out of memory", 0};
   const std::size_t ws = (solver.device_bytes + 255) / 256 * 256;
   int *dinfo = reinterpret_cast<int *>(static_cast<char *>(c.workspace.get()) + ws);
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t0 = Clock::now();
   copy_triangle(c.upload_copies, upper, n, a, lda, pin, n);
+  const Clock::time_point t1 = Clock::now();
   cudaStream_t st = c.compute_stream;
-  fine = ok(cudaMemcpyAsync(d, pin, elems * sizeof(T), cudaMemcpyHostToDevice, st)) && !fault::hit(Point::copy) &&
-         ok(solver.run(c.solver, n, d, n, c.workspace.get(), dinfo)) && !fault::hit(Point::kernel) &&
-         ok(cudaMemcpyAsync(pin, d, elems * sizeof(T), cudaMemcpyDeviceToHost, st)) &&
+  struct Marks {  // HQR_VERBOSE=2: the device's steps
+    cudaEvent_t e[4] = {};
+    explicit Marks(bool on) {
+      for (auto &x : e)
+        if (on && !ok(cudaEventCreate(&x))) x = nullptr;
+    }
+    ~Marks() {
+      for (auto x : e)
+        if (x) cudaEventDestroy(x);
+    }
+  } ev(config::verbose_level() >= 2);
+  const bool timed = ev.e[3] != nullptr;
+  auto mark = [&](int i) { return !timed || ok(cudaEventRecord(ev.e[i], st)); };
+  // The triangle in blocks of 128 columns, each trimmed to its rows of the
+  // triangle, rather than the whole square: dpotrf L 1024 0.0012 -> 0.0011
+  // s, U 1280 0.0015-0.0016 -> 0.0013-0.0014 on the H200.
+  auto move = [&](bool up) {
+    constexpr lint kBlock = 128;
+    for (lint j = 0; j < n; j += kBlock) {
+      const lint w = std::min(kBlock, n - j), r0 = upper ? 0 : j, rows = upper ? j + w : n - j;
+      const std::size_t off = r0 + std::size_t(j) * n;
+      const cudaError_t e =
+          up ? cudaMemcpy2DAsync(d + off, n * sizeof(T), pin + off, n * sizeof(T), rows * sizeof(T), w,
+                                 cudaMemcpyHostToDevice, st)
+             : cudaMemcpy2DAsync(pin + off, n * sizeof(T), d + off, n * sizeof(T), rows * sizeof(T), w,
+                                 cudaMemcpyDeviceToHost, st);
+      if (!ok(e)) return false;
+    }
+    return true;
+  };
+  fine = mark(0) && move(true) && mark(1) &&
+         !fault::hit(Point::copy) && ok(solver.run(c.solver, upper, n, d, n, c.workspace.get(), dinfo)) && mark(2) &&
+         !fault::hit(Point::kernel) && move(false) &&
+         mark(3) &&
          ok(cudaMemcpyAsync(hinfo, dinfo, sizeof(int), cudaMemcpyDeviceToHost, st)) && !fault::hit(Point::copy) &&
          ok(cudaStreamSynchronize(st)) && !fault::hit(Point::sync);
   if (!fine) {
@@ -170,7 +227,21 @@ template <class T> Result potrf_one_trip(Context &c, bool upper, lint n, T *a, l
   bool nan = false;
   for (lint j = 0; j < n && !nan; ++j) nan = std::isnan(std::real(pin[j + std::size_t(j) * n]));
   if (*hinfo != 0 || nan) return {false, 0, "leading minor not positive definite: LAPACK factors it", 0};
+  const Clock::time_point t2 = Clock::now();
   copy_triangle(c.download_copies, upper, n, pin, n, a, lda);
+  if (timed) {
+    auto ms = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double, std::milli>(b - a).count();
+    };
+    float up = 0, work = 0, down = 0;
+    cudaEventElapsedTime(&up, ev.e[0], ev.e[1]);
+    cudaEventElapsedTime(&work, ev.e[1], ev.e[2]);
+    cudaEventElapsedTime(&down, ev.e[2], ev.e[3]);
+    std::fprintf(stderr,
+                 "hqr: potrf one trip (ms): staged in %.3f, device %.3f (upload %.3f, potrf %.3f, download %.3f), "
+                 "stored %.3f\n",
+                 ms(t0, t1), ms(t1, t2), up, work, down, ms(t2, Clock::now()));
+  }
   return {true, 0, nullptr, 0};
 }
 
@@ -234,7 +305,6 @@ template <class T> class HybridPotrf {
     if (fault::hit(fault::Point::alloc)) return false;
     if (!c_.matrix.reserve(sizeof(T) * std::size_t(ldda_) * n_)) return false;
     dA_ = static_cast<T *>(c_.matrix.get());
-    if (upper_ && !c_.device_staging.reserve(2 * Context::kSlots * Context::kSlotBytes)) return false;
     if (mode_ == Panel::cpu) {
       if (!c_.panel.reserve(2 * sizeof(T) * std::size_t(nb_) * nb_)) return false;
       return true;
@@ -288,23 +358,12 @@ template <class T> class HybridPotrf {
         const int i = slot++ % Context::kSlots;
         StagingSlot &s = c_.upload_slots[i];
         if (!check(cudaEventSynchronize(s.dma_done), fault::Point::sync)) break;
-        if (!upper_) {
-          copy_block(c_.upload_copies, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, s.host, r.m);
-          if (!check(cudaMemcpy2DAsync(dev(r.r0, r.c0), ldda_ * sizeof(T), s.host, r.m * sizeof(T),
-                                       r.m * sizeof(T), r.n, cudaMemcpyHostToDevice, c_.upload_stream),
-                     fault::Point::copy))
-            break;
-        } else {
-          // The chunk's rows of U, as stored (r.n by r.m), go up unchanged
-          // and are conjugate-transposed into L on the device.
-          T *twin = device_slot(i);
-          copy_block(c_.upload_copies, sizeof(T), r.n, r.m, host(r.c0, r.r0), lda_, s.host, r.n);
-          if (!check(cudaMemcpyAsync(twin, s.host, sizeof(T) * r.n * r.m, cudaMemcpyHostToDevice, c_.upload_stream),
-                     fault::Point::copy) ||
-              !check(blas::geam(c_.upload_blas, blas::op_c<T>(), r.m, r.n, twin, r.n, dev(r.r0, r.c0), ldda_),
-                     fault::Point::kernel))
-            break;
-        }
+        const Stored p = stored(r);
+        copy_block(c_.upload_copies, sizeof(T), p.rows, p.cols, host(p.i, p.j), lda_, s.host, p.rows);
+        if (!check(cudaMemcpy2DAsync(dev(p.i, p.j), ldda_ * sizeof(T), s.host, p.rows * sizeof(T),
+                                     p.rows * sizeof(T), p.cols, cudaMemcpyHostToDevice, c_.upload_stream),
+                   fault::Point::copy))
+          break;
         if (!check(cudaEventRecord(s.dma_done, c_.upload_stream), fault::Point::copy)) break;
       }
       if (!check(cudaEventRecord(arrived_[k], c_.upload_stream), fault::Point::copy)) break;
@@ -313,10 +372,12 @@ template <class T> class HybridPotrf {
     uploaded_.wake();
   }
 
-  // Device staging slot i of the upload side (i < kSlots) or download side.
-  T *device_slot(int i) const {
-    return reinterpret_cast<T *>(static_cast<char *>(c_.device_staging.get()) + std::size_t(i) * Context::kSlotBytes);
-  }
+  // Where chunk r lies in the caller's array and on the device: its first
+  // element and its shape as stored (for upper the transpose of r).
+  struct Stored {
+    lint i, j, rows, cols;
+  };
+  Stored stored(const Rect &r) const { return upper_ ? Stored{r.c0, r.r0, r.n, r.m} : Stored{r.r0, r.c0, r.m, r.n}; }
 
   // Element (i, jj) of chunk r of L as staged: column-major r.m by r.n for
   // lower; for upper the rows of U as stored, r.n by r.m.
@@ -404,15 +465,14 @@ template <class T> class HybridPotrf {
       }
       store(p.r, staged);
     };
-    // Lower, gpu mode: results wait until the whole upload is on the device.
+    // gpu mode: results wait until the whole upload is on the device.
     // Staging in both directions at once shares the host's memory bandwidth
     // (about half the rate each way), and the first panels' factorization
-    // waits for the upload while the results have slack until the end:
-    // dpotrf L 24576 0.143 -> 0.125-0.131 s on the H200, the wait for
-    // uploads 18 -> 5 ms. Upper stays concurrent: its staged copies (short
-    // row pieces) are slower, so that results held back queue past the end
-    // (0.151 -> 0.172 s). bench/results/potrf-tuning-NVIDIA-H200-2026-11-25.txt.
-    if (!upper_ && mode_ == Panel::gpu) uploaded_.wait_past(np_ - 1, halt_);
+    // waits for the upload while the results have slack until the end. On
+    // the H200, with and without the hold: dpotrf L 24576 0.124 against
+    // 0.132-0.135 s, U 16384 0.050 against 0.055; from 8192 down, even
+    // (bench/results/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
+    if (mode_ == Panel::gpu) uploaded_.wait_past(np_ - 1, halt_);
     // Panels published before a failure in the cpu mode are still stored.
     for (lint k = 0; k < np_ && !halted && !gpu_failed_; ++k) {
       if (!finalized_.wait_past(k, stop_download_) || halted || gpu_failed_) break;
@@ -428,22 +488,12 @@ template <class T> class HybridPotrf {
         if (pending.size() == std::size_t(Context::kSlots)) drain_one();
         const int i = slot++ % Context::kSlots;
         StagingSlot &s = c_.download_slots[i];
-        bool queued;
-        if (!upper_) {
-          queued = check(cudaMemcpy2DAsync(s.host, r.m * sizeof(T), dev(r.r0, r.c0), ldda_ * sizeof(T),
-                                           r.m * sizeof(T), r.n, cudaMemcpyDeviceToHost, c_.download_stream),
-                         fault::Point::copy);
-        } else {
-          // Back to rows of U on the device, so that the host copies whole
-          // column segments.
-          T *twin = device_slot(Context::kSlots + i);
-          queued = check(blas::geam(c_.download_blas, blas::op_c<T>(), r.n, r.m, dev(r.r0, r.c0), ldda_, twin, r.n),
-                         fault::Point::kernel) &&
-                   check(cudaMemcpyAsync(s.host, twin, sizeof(T) * r.n * r.m, cudaMemcpyDeviceToHost,
-                                         c_.download_stream),
-                         fault::Point::copy);
-        }
-        if (!queued || !check(cudaEventRecord(s.dma_done, c_.download_stream), fault::Point::copy)) break;
+        const Stored p = stored(r);
+        if (!check(cudaMemcpy2DAsync(s.host, p.rows * sizeof(T), dev(p.i, p.j), ldda_ * sizeof(T),
+                                     p.rows * sizeof(T), p.cols, cudaMemcpyDeviceToHost, c_.download_stream),
+                   fault::Point::copy) ||
+            !check(cudaEventRecord(s.dma_done, c_.download_stream), fault::Point::copy))
+          break;
         pending.push_back({k, r, &s});
       }
     }
@@ -456,30 +506,60 @@ template <class T> class HybridPotrf {
            check(cudaStreamWaitEvent(c_.compute_stream, arrived_[k], 0), fault::Point::sync);
   }
 
-  // Diagonal block k: A(k,k) -= L(k,0:k) L(k,0:k)**H.
+
+  // Diagonal block k: A(k,k) -= L(k,0:k) L(k,0:k)**H (upper: U(0:k,k)**H U(0:k,k)).
   bool update_diagonal(lint k) {
     using R = typename Prec<T>::real;
     const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
-    return k0 == 0 || check(blas::herk(c_.blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, kb, k0, R(-1), dev(k0, 0),
-                                       ldda_, R(1), dev(k0, k0), ldda_),
-                            fault::Point::kernel);
-  }
-
-  // Rows r0..r0+m-1 below diagonal block k: A -= L(rows,0:k) L(k,0:k)**H.
-  bool update_rows(lint k, lint r0, lint m) {
-    const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
-    return k0 == 0 || m == 0 ||
-           check(blas::gemm(c_.blas, CUBLAS_OP_N, blas::op_c<T>(), m, kb, k0, T(-1), dev(r0, 0), ldda_, dev(k0, 0),
-                            ldda_, T(1), dev(r0, k0), ldda_),
+    if (k0 == 0) return true;
+    return check(upper_ ? blas::herk(c_.blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kb, k0, R(-1), dev(0, k0), ldda_,
+                                     R(1), dev(k0, k0), ldda_)
+                        : blas::herk(c_.blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, kb, k0, R(-1), dev(k0, 0), ldda_,
+                                     R(1), dev(k0, k0), ldda_),
                  fault::Point::kernel);
   }
 
-  // Rows r0..r0+m-1 of panel k: A := A * L(k,k)**-H.
+  // Rows r0..r0+m-1 below diagonal block k: A -= L(rows,0:k) L(k,0:k)**H
+  // (upper, columns r0.. right of it: A -= U(0:k,k)**H U(0:k,cols)).
+  bool update_rows(lint k, lint r0, lint m) {
+    const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
+    if (k0 == 0 || m == 0) return true;
+    return check(upper_ ? blas::gemm(c_.blas, blas::op_c<T>(), CUBLAS_OP_N, kb, m, k0, T(-1), dev(0, k0), ldda_,
+                                     dev(0, r0), ldda_, T(1), dev(k0, r0), ldda_)
+                        : blas::gemm(c_.blas, CUBLAS_OP_N, blas::op_c<T>(), m, kb, k0, T(-1), dev(r0, 0), ldda_,
+                                     dev(k0, 0), ldda_, T(1), dev(r0, k0), ldda_),
+                 fault::Point::kernel);
+  }
+
+  // Rows r0..r0+m-1 of panel k: A := A * L(k,k)**-H (upper: U(k,k)**-H * A).
   bool solve_rows(lint k, lint r0, lint m) {
     const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
-    return m == 0 || check(blas::trsm(c_.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, blas::op_c<T>(),
-                                      CUBLAS_DIAG_NON_UNIT, m, kb, T(1), dev(k0, k0), ldda_, dev(r0, k0), ldda_),
-                            fault::Point::kernel);
+    if (m == 0) return true;
+    if (upper_) return solve_upper(dev(k0, k0), kb, dev(k0, r0), m);
+    return check(blas::trsm(c_.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT,
+                            m, kb, T(1), dev(k0, k0), ldda_, dev(r0, k0), ldda_),
+                 fault::Point::kernel);
+  }
+
+  // U**H X = B in place (U n by n, B n by m): by halves, a gemm for the
+  // off-diagonal half and cuBLAS's trsm at leaves of 128. cuBLAS's
+  // left-side trsm alone took 36 ms of dpotrf U 24576 where the lower
+  // case's right-side one takes 24; with the halves the call went from
+  // 0.135 to 0.126 s on the H200 (leaves of 256 or 512, or the trsm in
+  // pieces of 4096 columns: no gain). Splitting the lower case's trsm
+  // measured no gain (bench/results/potrf-tuning-NVIDIA-H200-2026-11-25.txt).
+  bool solve_upper(const T *u, lint n, T *b, lint m) {
+    constexpr lint kLeaf = 128;
+    if (n <= kLeaf)
+      return check(blas::trsm(c_.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT,
+                              n, m, T(1), u, ldda_, b, ldda_),
+                   fault::Point::kernel);
+    const lint n1 = (n / 2 + 31) / 32 * 32;
+    return solve_upper(u, n1, b, m) &&
+           check(blas::gemm(c_.blas, blas::op_c<T>(), CUBLAS_OP_N, n - n1, m, n1, T(-1), u + std::size_t(n1) * ldda_,
+                            ldda_, b, ldda_, T(1), b + n1, ldda_),
+                 fault::Point::kernel) &&
+           solve_upper(u + n1 + std::size_t(n1) * ldda_, n - n1, b + n1, m);
   }
 
   bool publish_final(lint k) {
@@ -544,7 +624,8 @@ template <class T> class HybridPotrf {
     const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
     return check(cudaEventRecord(diag_ready_, c_.compute_stream), fault::Point::kernel) &&
            check(cudaStreamWaitEvent(c_.panel_stream, diag_ready_, 0), fault::Point::sync) &&
-           check(solver_.run(c_.panel_solver, kb, dev(k0, k0), ldda_, dwork_, dinfo_ + k), fault::Point::kernel) &&
+           check(solver_.run(c_.panel_solver, upper_, kb, dev(k0, k0), ldda_, dwork_, dinfo_ + k),
+                 fault::Point::kernel) &&
            check(cudaEventRecord(diag_up_, c_.panel_stream), fault::Point::kernel);
   }
 
@@ -570,7 +651,7 @@ template <class T> class HybridPotrf {
     for (lint k = 0; k < np_; ++k) {
       const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0), rest = n_ - k0 - kb;
       if (!update_rows(k, k0 + kb, rest) || !check(cudaEventSynchronize(diag_down_), fault::Point::sync)) return;
-      if (cpu::potf2(false, kb, block, kb, work) != 0) {
+      if (cpu::potf2(upper_, kb, block, kb, work) != 0) {
         pivot_failed();  // panels before k are final; LAPACK finishes from there
         return;
       }
@@ -633,7 +714,7 @@ template <class T> Result potrf(bool upper, lint n, T *a, lint lda) {
   // Block sizes measured on the H200 (bench/results/): the CPU factors 512
   // blocks in time; on the GPU 768 is best at n = 8192 and 1024 from 16384.
   // HQR_NB (or HQR_PANEL=cpu) asks for the hybrid schedule at any order.
-  if (nb_setting <= 0 && mode == Panel::gpu && n <= (upper ? kOneTripUpper : kOneTripLower))
+  if (nb_setting <= 0 && mode == Panel::gpu && n <= kOneTrip)
     return potrf_one_trip(*c, upper, n, a, lda);
   lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 512 : n >= 16384 ? 1024 : 768;
   // Upper: a diagonal block must fit one staging slot (see chunks()), so

@@ -1,8 +1,10 @@
 // Device kernels that the QR paths share (geqrf_hybrid.cu, qr_apply.cu):
 // the unit-triangle copy of a panel's reflectors, the setup of the larft T
 // from V**H V, the identity where a reflector's tau is zero, max |a_ij|
-// (LAPACK's xLANGE 'M') and identity blocks. In an unnamed namespace: each
-// translation unit gets its own copy, as the kernels are small.
+// (LAPACK's xLANGE 'M') and identity blocks; and the triangle mirror that
+// the upper Cholesky factors of geqrf's panels and of potrf's diagonal
+// blocks use. In an unnamed namespace: each translation unit gets its own
+// copy, as the kernels are small.
 #pragma once
 
 #include <cuComplex.h>
@@ -44,6 +46,33 @@ __device__ inline double dev_abs(float x) { return fabs(double(x)); }
 __device__ inline double dev_abs(double x) { return fabs(x); }
 __device__ inline double dev_abs(cuFloatComplex x) { return hypot(double(x.x), double(x.y)); }
 __device__ inline double dev_abs(cuDoubleComplex x) { return hypot(x.x, x.y); }
+
+__device__ inline float cj(float x) { return x; }
+__device__ inline double cj(double x) { return x; }
+__device__ inline cuFloatComplex cj(cuFloatComplex x) { return cuConjf(x); }
+__device__ inline cuDoubleComplex cj(cuDoubleComplex x) { return cuConj(x); }
+
+// The conjugate of one strict triangle of a (b by b) into the other, and
+// zeros where it came from: to_upper, a lower L becomes the upper L**H;
+// otherwise an upper U becomes the lower U**H. Upper Cholesky factors go
+// through cuSOLVER's lower potrf this way, its faster one (at b = 512 on
+// the H200: 0.21 ms against 0.38). Each pair (i, j), i < j, belongs to one
+// thread.
+template <class S> __global__ void mirror_triangle(int b, S *a, int lda, bool to_upper) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < int64_t(b) * b;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = e % b, j = e / b;
+    if (i >= j) continue;
+    S *up = a + i + j * lda, *lo = a + j + i * lda;
+    if (to_upper) {
+      *up = cj(*lo);
+      *lo = dev_zero(S());
+    } else {
+      *lo = cj(*up);
+      *up = dev_zero(S());
+    }
+  }
+}
 
 // v = the m-by-n unit lower trapezoid of a: a's entries below the
 // diagonal, ones on it, zeros above.

@@ -99,10 +99,12 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
   trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
   const bool upper = lsame(uplo, 'U');
   Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, probe<T>);
-  // The crossover is measured on the lower triangle; cuSOLVER's upper potrf
-  // (the GPU's path there below order 512) is the slower one, and loses to
-  // the CPU below 512 (bench/results/potrf-tuning-NVIDIA-H200-2026-11-25.txt).
-  if (d.path == Path::gpu && upper && *n < 512 && config::gpu_min_n() < 0)
+  // The crossover is measured on the lower triangle. The GPU takes the same
+  // time for both, but OpenBLAS's upper potrf is the faster one at small
+  // orders (H200 host, n = 256: 0.26-0.29 ms against 0.40-0.42), so upper
+  // stays on the CPU below 384; at 384 the GPU's 0.4-0.5 ms beats its
+  // 0.49-0.74 (bench/results/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
+  if (d.path == Path::gpu && upper && *n < 384 && config::gpu_min_n() < 0)
     d = {Path::cpu, "below the measured GPU crossover for uplo U"};
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potrf(upper, *n, a, *lda);
