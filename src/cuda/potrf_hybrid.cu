@@ -506,7 +506,6 @@ template <class T> class HybridPotrf {
            check(cudaStreamWaitEvent(c_.compute_stream, arrived_[k], 0), fault::Point::sync);
   }
 
-
   // Diagonal block k: A(k,k) -= L(k,0:k) L(k,0:k)**H (upper: U(0:k,k)**H U(0:k,k)).
   bool update_diagonal(lint k) {
     using R = typename Prec<T>::real;
