@@ -212,10 +212,9 @@ template <class T> Result potrf_one_trip(Context &c, bool upper, lint n, T *a, l
     }
     return true;
   };
-  fine = mark(0) && move(true) && mark(1) &&
-         !fault::hit(Point::copy) && ok(solver.run(c.solver, upper, n, d, n, c.workspace.get(), dinfo)) && mark(2) &&
-         !fault::hit(Point::kernel) && move(false) &&
-         mark(3) &&
+  fine = mark(0) && move(true) && mark(1) && !fault::hit(Point::copy) &&
+         ok(solver.run(c.solver, upper, n, d, n, c.workspace.get(), dinfo)) && mark(2) && !fault::hit(Point::kernel) &&
+         move(false) && mark(3) &&
          ok(cudaMemcpyAsync(hinfo, dinfo, sizeof(int), cudaMemcpyDeviceToHost, st)) && !fault::hit(Point::copy) &&
          ok(cudaStreamSynchronize(st)) && !fault::hit(Point::sync);
   if (!fine) {
