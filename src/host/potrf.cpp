@@ -103,7 +103,7 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
   // time for both, but OpenBLAS's upper potrf is the faster one at small
   // orders (H200 host, n = 256: 0.26-0.29 ms against 0.40-0.42), so upper
   // stays on the CPU below 384; at 384 the GPU's 0.4-0.5 ms beats its
-  // 0.49-0.74 (bench/results/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
+  // 0.49-0.74 (bench/results/potrf-NVIDIA-H200-2026-11-26.txt, last lines).
   if (d.path == Path::gpu && upper && *n < 384 && config::gpu_min_n() < 0)
     d = {Path::cpu, "below the measured GPU crossover for uplo U"};
   if (d.path == Path::gpu) {
