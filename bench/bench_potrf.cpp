@@ -83,7 +83,7 @@ template <class T> void run(const char *uplo, int n, int reps, int cpu_max, void
   }
   std::vector<T> hqr_result = a;
   if (std::getenv("BENCH_HQR_ONLY")) {  // tuning runs: hqr alone
-    std::printf("%spotrf %s %6d | hqr %8.4f s %7.0f GF/s\n", Traits<T>::name, uplo, n, median(t_hqr),
+    std::printf("%spotrf %s %6d | hqr %9.5f s %7.0f GF/s\n", Traits<T>::name, uplo, n, median(t_hqr),
                 flops / median(t_hqr) * 1e-9);
     std::fflush(stdout);
     return;
@@ -163,8 +163,8 @@ template <class T> void run(const char *uplo, int n, int reps, int cpu_max, void
     t_cpu = median(t);
   }
   const double h = median(t_hqr), rt = median(t_rt), pin = median(t_pin), dev = median(t_dev);
-  std::printf("%spotrf %s %6d | hqr %8.4f s %7.0f GF/s | cusolver-roundtrip %8.4f (x%5.2f) | cusolver-pinned %8.4f "
-              "(x%5.2f) | cusolver-device-only %8.4f (x%5.2f) | cpu %s | reldiff %.1e\n",
+  std::printf("%spotrf %s %6d | hqr %9.5f s %7.0f GF/s | cusolver-roundtrip %9.5f (x%5.2f) | cusolver-pinned %9.5f "
+              "(x%5.2f) | cusolver-device-only %9.5f (x%5.2f) | cpu %s | reldiff %.1e\n",
               Traits<T>::name, uplo, n, h, flops / h * 1e-9, rt, rt / h, pin, pin / h, dev, dev / h,
               t_cpu > 0 ? (std::to_string(t_cpu) + " (x" + std::to_string(t_cpu / h) + ")").c_str() : "-",
               diff / ref);
