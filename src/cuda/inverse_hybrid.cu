@@ -3,7 +3,9 @@
 // (xPOTRI), with the caller's matrix in pageable host memory. After Macindoe
 // (UCL, 2013): the CPU works on the small diagonal blocks while the GPU runs
 // the big products; measured on the H200, the GPU's share runs fastest as a
-// recursion by halves whose products are nearly all large gemms.
+// recursion by halves whose products are nearly all large gemms. Small
+// orders skip all of it: cuSOLVER's routine in one trip (one_trip.cuh;
+// one_trip_limit below).
 //
 // The device holds the caller's triangle as it is (uplo 'U' or 'L', no
 // transposes), blocked in nb-wide diagonal blocks. Recursion on blocks
@@ -70,6 +72,7 @@
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
+#include "cuda/one_trip.cuh"
 #include "host/config.hpp"
 #include "host/fault.hpp"
 
@@ -642,12 +645,93 @@ template <class T> class HybridInverse {
   double uploads_done_ = 0, diagonals_done_ = 0, queued_ = 0;  // HQR_VERBOSE=2
 };
 
+// cuSOLVER's lauum and potri by element type (they have no 64-bit API),
+// on a lower triangle.
+#define HQR_CUSOLVER_INVERSE(T, P)                                                                            \
+  inline cusolverStatus_t lauum_work(cusolverDnHandle_t h, int n, T *a, int *lwork) {                          \
+    return cusolverDn##P##lauum_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, blas::cu(a), n, lwork);              \
+  }                                                                                                           \
+  inline cusolverStatus_t potri_work(cusolverDnHandle_t h, int n, T *a, int *lwork) {                          \
+    return cusolverDn##P##potri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, blas::cu(a), n, lwork);              \
+  }                                                                                                           \
+  inline cusolverStatus_t lauum(cusolverDnHandle_t h, int n, T *a, void *w, int lwork, int *info) {            \
+    return cusolverDn##P##lauum(h, CUBLAS_FILL_MODE_LOWER, n, blas::cu(a), n, blas::cu(static_cast<T *>(w)),  \
+                                lwork, info);                                                                 \
+  }                                                                                                           \
+  inline cusolverStatus_t potri(cusolverDnHandle_t h, int n, T *a, void *w, int lwork, int *info) {            \
+    return cusolverDn##P##potri(h, CUBLAS_FILL_MODE_LOWER, n, blas::cu(a), n, blas::cu(static_cast<T *>(w)),  \
+                                lwork, info);                                                                 \
+  }
+HQR_CUSOLVER_INVERSE(float, S)
+HQR_CUSOLVER_INVERSE(double, D)
+HQR_CUSOLVER_INVERSE(std::complex<float>, C)
+HQR_CUSOLVER_INVERSE(std::complex<double>, Z)
+#undef HQR_CUSOLVER_INVERSE
+
+// Small orders go to cuSOLVER's trtri, lauum or potri in one trip
+// (one_trip.cuh), on the lower triangle: for uplo 'U' the device holds
+// L = U**H, and inv(U**H) = inv(U)**H, L**H*L = U*U**H, and potri of the
+// factor L gives the same inverse as of U.
+// Up to these orders that beats the hybrid (H200, d L and U, ms: trtri
+// 2048 3.8-3.9 against 4.0-4.6, 3072 8.0 against 5.7-6.7; potri 2048
+// 4.4-4.5 against 6.0-7.2, 3072 9.2 against 9.0-11.9, 4096 16.5-16.9
+// against 13.0-14.6; lauum 4096 5.5-5.9 against 7.6-9.7, and larger
+// orders no longer fit the staging; bench/results/inverse-tuning-NVIDIA-
+// H200-2026-11-26.txt).
+lint one_trip_limit(Op op) { return op == Op::trtri ? 2048 : op == Op::potri ? 3072 : 4608; }
+
+template <class T> struct OneTripInverse {
+  Op op;
+  bool unit;
+  const char *name = op == Op::trtri ? "trtri" : op == Op::lauum ? "lauum" : "potri";
+  const char *refused = "singular on the device: LAPACK computes it";
+  std::size_t device_bytes = 0, host_bytes = 0;
+  std::vector<char> host;  // Xtrtri's host workspace
+  int lwork = 0;
+  cublasDiagType_t diag() const { return unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
+  bool init(Context &c, lint n, T *d, std::size_t *work_bytes) {
+    bool fine = op == Op::trtri ? ok(cusolverDnXtrtri_bufferSize(c.solver, CUBLAS_FILL_MODE_LOWER, diag(), n,
+                                                                 blas::data_type<T>(), d, n, &device_bytes,
+                                                                 &host_bytes))
+                : op == Op::lauum ? ok(lauum_work(c.solver, int(n), d, &lwork))
+                                  : ok(potri_work(c.solver, int(n), d, &lwork));
+    if (op != Op::trtri) device_bytes = std::size_t(lwork) * sizeof(T);
+    host.resize(host_bytes);
+    *work_bytes = kept_at() + std::size_t(n) * sizeof(T);
+    return fine;
+  }
+  bool run(Context &c, lint n, T *d, void *work, int *dinfo) {
+    if (op != Op::trtri)
+      return ok(op == Op::lauum ? lauum(c.solver, int(n), d, work, lwork, dinfo)
+                                : potri(c.solver, int(n), d, work, lwork, dinfo));
+    // A unit diagonal is not referenced, and LAPACK leaves it as it was;
+    // cuSOLVER writes it.
+    T *kept = reinterpret_cast<T *>(static_cast<char *>(work) + kept_at());
+    auto keep = [&](bool back) {
+      const std::size_t step = std::size_t(n + 1) * sizeof(T);
+      return !unit || ok(back ? cudaMemcpy2DAsync(d, step, kept, sizeof(T), sizeof(T), n, cudaMemcpyDeviceToDevice,
+                                                  c.compute_stream)
+                              : cudaMemcpy2DAsync(kept, sizeof(T), d, step, sizeof(T), n, cudaMemcpyDeviceToDevice,
+                                                  c.compute_stream));
+    };
+    return keep(false) &&
+           ok(cusolverDnXtrtri(c.solver, CUBLAS_FILL_MODE_LOWER, diag(), n, blas::data_type<T>(), d, n, work,
+                               device_bytes, host.empty() ? nullptr : host.data(), host_bytes, dinfo)) &&
+           keep(true);
+  }
+  std::size_t kept_at() const { return (device_bytes + 255) / 256 * 256; }  // trtri: the unit diagonal, kept
+};
+
 template <class T> Result run(Op op, bool upper, bool unit, lint n, T *a, lint lda) {
   Context *c = context();
   if (!c) return {false, 0, context_error(), 0};
   std::lock_guard<std::mutex> g(c->lock);
   if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
   const int nb_setting = config::nb();
+  if (nb_setting <= 0 && n <= one_trip_limit(op) && one_trip_fits<T>(*c, n)) {
+    OneTripInverse<T> device_op{op, unit};
+    return one_trip(*c, device_op, upper, n, a, lda);
+  }
   const lint nb = nb_setting > 0 ? nb_setting : kDefaultNb;
   return HybridInverse<T>(*c, op, upper, unit, n, a, lda, std::min(nb, n)).run();
 }
