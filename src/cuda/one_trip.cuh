@@ -57,18 +57,24 @@ inline lint packed_column(bool upper, lint n, int64_t e) {
   return lo;
 }
 // Columns c0..c1-1 of the referenced triangle, between the caller's array
-// and the packed p. Into the staging with non-temporal stores: the DMA that
-// reads it next ran at 10-20 GB/s on lines the copy had left in the host's
-// caches, at the link's rate on streamed ones (H200 host, d L 2048). Into
-// the caller's array with ordinary ones, as the caller reads it next.
-template <class T> void pack_columns(bool upper, lint n, lint c0, lint c1, T *a, lint lda, T *p, bool to_packed) {
+// and the packed p. Into the staging of a large triangle (stream) with
+// non-temporal stores: the DMA that reads it next ran at 10-20 GB/s on
+// lines the copy had left in the host's caches, at the link's rate on
+// streamed ones (H200 host, d L 2048); a small one stays in the caches
+// anyway, and streaming into lines the cache holds is slow (d L 256: 0.12
+// ms against 0.02 with memcpy). Into the caller's array with ordinary
+// stores, as the caller reads it next.
+template <class T>
+void pack_columns(bool upper, lint n, lint c0, lint c1, T *a, lint lda, T *p, bool to_packed, bool stream = false) {
   for (lint j = c0; j < c1; ++j) {
     T *col = a + (upper ? 0 : j) + std::size_t(j) * lda, *q = p + packed_at(upper, n, j);
     const std::size_t bytes = std::size_t(upper ? j + 1 : n - j) * sizeof(T);
-    if (to_packed)
+    if (!to_packed)
+      std::memcpy(col, q, bytes);
+    else if (stream)
       stream_copy(q, col, bytes);
     else
-      std::memcpy(col, q, bytes);
+      std::memcpy(q, col, bytes);
   }
   store_fence();
 }
@@ -115,6 +121,8 @@ template <class T> bool one_trip_fits(const Context &c, lint n) {
 //   bool run(Context &, lint n, T *d, void *work, int *dinfo);
 template <class T, class Op> Result one_trip(Context &c, Op &op, bool upper, lint n, T *a, lint lda) {
   using fault::Point;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point entry = Clock::now();
   const std::size_t square = std::size_t(n) * n, packed = packed_at(upper, n, n);
   T *in = static_cast<T *>(c.staging_memory.get()), *out = in + packed;  // `in` keeps the input to the end
   int *hinfo = reinterpret_cast<int *>(out + packed);
@@ -127,12 +135,14 @@ template <class T, class Op> Result one_trip(Context &c, Op &op, bool upper, lin
   int *dinfo = reinterpret_cast<int *>(static_cast<char *>(c.workspace.get()) + ws);
 
   // Parts of at least 1 MiB, at most 6, in that order, each split among
-  // the copy threads in pieces of at least 64 KiB (fewer threads to wake at
-  // small orders); piece i holds columns edge[i] .. edge[i+1]-1, all of
-  // about equal size.
+  // the copy threads in pieces of at least 64 KiB, or 256 KiB below 1 MiB
+  // (fewer threads to wake; the calling thread alone up to 256 KiB); piece
+  // i holds columns edge[i] .. edge[i+1]-1, all of about equal size.
   const std::size_t bytes = packed * sizeof(T);
   const int parts = int(std::clamp<std::size_t>(bytes >> 20, 1, 6));
-  const int per = int(std::clamp<std::size_t>((bytes / parts) >> 16, 1, std::size_t(c.upload_copies.threads())));
+  const int piece_shift = bytes < (std::size_t(1) << 20) ? 18 : 16;
+  const int per =
+      int(std::clamp<std::size_t>((bytes / parts) >> piece_shift, 1, std::size_t(c.upload_copies.threads())));
   const int pieces = parts * per;
   std::vector<lint> edge(pieces + 1);
   for (int i = 0; i <= pieces; ++i) edge[i] = packed_column(upper, n, int64_t(packed * i / pieces));
@@ -148,18 +158,20 @@ template <class T, class Op> Result one_trip(Context &c, Op &op, bool upper, lin
     packed_lower<<<grid_for(int64_t(square)), 256, 0, st>>>(n, dv(dp), upper, dv(d), to_packed);
     return ok(cudaGetLastError());
   };
-  using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();
 
   // In: the thread that packs a part's last piece queues the part's DMA.
   std::vector<std::atomic<int>> left(parts);
   for (auto &x : left) x = per;
   std::atomic<bool> failed{!done.valid() || !marks.valid() || !mark(0)};
+  const bool stream = bytes >= (std::size_t(1) << 20);
   c.upload_copies.run(pieces, [&](int i) {
-    pack_columns(upper, n, edge[i], edge[i + 1], a, lda, in, true);
+    pack_columns(upper, n, edge[i], edge[i + 1], a, lda, in, true, stream);
     const int k = i / per;
     if (left[k].fetch_sub(1) != 1 || part_bytes(k) == 0) return;
-    if (!ok(cudaSetDevice(c.device)) ||
+    thread_local int device = -1;  // the copy threads are hqr's own: set once
+    if (device != c.device && ok(cudaSetDevice(c.device))) device = c.device;
+    if (device != c.device ||
         !ok(cudaMemcpyAsync(part(k, dp), part(k, in), part_bytes(k), cudaMemcpyHostToDevice, st)))
       failed = true;
   });
@@ -216,9 +228,9 @@ template <class T, class Op> Result one_trip(Context &c, Op &op, bool upper, lin
     cudaEventElapsedTime(&work, marks.e[1], marks.e[2]);
     cudaEventElapsedTime(&down, marks.e[2], marks.e[3]);
     std::fprintf(stderr,
-                 "hqr: %s one trip (ms): packed in %.3f, stored %.3f later; on the device from the first "
-                 "upload: up %.3f, %s %.3f, down %.3f\n",
-                 op.name, ms(t0, t1), ms(t1, t2), up, op.name, work, down);
+                 "hqr: %s one trip (ms): set up %.3f, packed in %.3f, stored %.3f later; on the device from the "
+                 "first upload: up %.3f, %s %.3f, down %.3f\n",
+                 op.name, ms(entry, t0), ms(t0, t1), ms(t1, t2), up, op.name, work, down);
   }
   return {true, 0, nullptr, 0};
 }

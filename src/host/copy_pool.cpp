@@ -52,7 +52,10 @@ void CopyPool::run(int pieces, const std::function<void(int)> &fn) {
   pieces_ = pieces;
   next_ = finished_ = 0;
   ++generation_;
-  wake_.notify_all();
+  // Only as many workers as there are pieces beside the caller's first:
+  // all of them would wake to contend for the lock, the caller's included
+  // (a 256 KiB copy in 4 pieces took 0.07-0.13 ms on the H200 host).
+  for (int i = std::min(pieces - 1, threads_ - 1); i > 0; --i) wake_.notify_one();
   while (next_ < pieces_) {
     const int i = next_++;
     g.unlock();
