@@ -117,7 +117,7 @@ template <class T> bool one_trip_fits(const Context &c, lint n) {
 // dimension n), queued on c.compute_stream (c.solver's stream):
 //   const char *name;                  for HQR_VERBOSE=2
 //   const char *refused;               Result::why when its info is not 0
-//   bool init(Context &, lint n, T *d, std::size_t *device_bytes);
+//   bool init(Context &, lint n, T *d, std::size_t *work_bytes);  its scratch
 //   bool run(Context &, lint n, T *d, void *work, int *dinfo);
 template <class T, class Op> Result one_trip(Context &c, Op &op, bool upper, lint n, T *a, lint lda) {
   using fault::Point;

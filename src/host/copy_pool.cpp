@@ -52,8 +52,9 @@ void CopyPool::run(int pieces, const std::function<void(int)> &fn) {
   pieces_ = pieces;
   next_ = finished_ = 0;
   ++generation_;
-  // Only as many workers as there are pieces beside the caller's first:
-  // all of them would wake to contend for the lock, the caller's included.
+  // With fewer pieces than threads, only as many workers as there are
+  // pieces beside the caller's first: the others would only wake to
+  // contend for the lock, the caller's included.
   if (pieces >= threads_)
     wake_.notify_all();
   else
