@@ -46,8 +46,13 @@ const char *key(Routine r) {
   return "?";
 }
 
-// The measurement belongs to this GPU, this host and the CPU LAPACK's
-// settings: the cache file's name carries a hash of all of them.
+// The measurement belongs to this GPU, this host, the CPU LAPACK's
+// settings and the GPU paths as they were measured: the cache file's name
+// carries a hash of all of them. kCalibration changes whenever a GPU path's
+// speed near the crossover changes, so that crossovers measured with older
+// code are measured again (2026-11-26: the one trip of potrf, trtri, lauum
+// and potri; on the H200 lauum's crossover fell from above 1024 to 256).
+constexpr const char *kCalibration = "2026-11-26";
 std::string cache_path() {
   std::string dir;
   if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
@@ -57,7 +62,7 @@ std::string cache_path() {
   else
     return "";
   dir += "/hqr";
-  std::string id = std::string(HQR_VERSION) + "|" + serving_device_name() + "|" +
+  std::string id = std::string(HQR_VERSION) + "|" + kCalibration + "|" + serving_device_name() + "|" +
                    std::to_string(sysconf(_SC_NPROCESSORS_ONLN));
   for (const char *v : {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "HQR_PANEL", "HQR_NB"}) {
     const char *e = std::getenv(v);
