@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "cpu/blas.hpp"
-#include "config.hpp"
 #include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
@@ -98,14 +97,11 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
   Trace trace(name, flops::potrf<T>(*n));
   trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
   const bool upper = lsame(uplo, 'U');
-  Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, probe<T>);
-  // The crossover is measured on the lower triangle. The GPU takes the same
-  // time for both, but OpenBLAS's upper potrf is the faster one at small
-  // orders (H200 host, n = 256: 0.26-0.29 ms against 0.40-0.42), so upper
-  // stays on the CPU below 384; at 384 the GPU's 0.4-0.5 ms beats its
-  // 0.49-0.74 (bench/results/potrf-NVIDIA-H200-2026-11-26.txt, last lines).
-  if (d.path == Path::gpu && upper && *n < 384 && config::gpu_min_n() < 0)
-    d = {Path::cpu, "below the measured GPU crossover for uplo U"};
+  // The crossover, measured on the lower triangle, serves both: the GPU
+  // path runs either as the lower one (H200, n = 256: L 0.19-0.20 ms, U
+  // 0.18-0.20; OpenBLAS's upper potrf 0.29-0.34, its lower 0.46-0.53;
+  // bench/results/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
+  const Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, probe<T>);
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potrf(upper, *n, a, *lda);
     if (r.ran) {
