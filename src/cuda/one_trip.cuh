@@ -139,10 +139,10 @@ template <class T, class Op> Result one_trip(Context &c, Op &op, bool upper, lin
   // (fewer threads to wake; the calling thread alone up to 256 KiB); piece
   // i holds columns edge[i] .. edge[i+1]-1, all of about equal size.
   const std::size_t bytes = packed * sizeof(T);
+  const bool large = bytes >= (std::size_t(1) << 20);  // also: streaming stores (pack_columns)
   const int parts = int(std::clamp<std::size_t>(bytes >> 20, 1, 6));
-  const int piece_shift = bytes < (std::size_t(1) << 20) ? 18 : 16;
   const int per =
-      int(std::clamp<std::size_t>((bytes / parts) >> piece_shift, 1, std::size_t(c.upload_copies.threads())));
+      int(std::clamp<std::size_t>((bytes / parts) >> (large ? 16 : 18), 1, std::size_t(c.upload_copies.threads())));
   const int pieces = parts * per;
   std::vector<lint> edge(pieces + 1);
   for (int i = 0; i <= pieces; ++i) edge[i] = packed_column(upper, n, int64_t(packed * i / pieces));
@@ -164,9 +164,8 @@ template <class T, class Op> Result one_trip(Context &c, Op &op, bool upper, lin
   std::vector<std::atomic<int>> left(parts);
   for (auto &x : left) x = per;
   std::atomic<bool> failed{!done.valid() || !marks.valid() || !mark(0)};
-  const bool stream = bytes >= (std::size_t(1) << 20);
   c.upload_copies.run(pieces, [&](int i) {
-    pack_columns(upper, n, edge[i], edge[i + 1], a, lda, in, true, stream);
+    pack_columns(upper, n, edge[i], edge[i + 1], a, lda, in, true, large);
     const int k = i / per;
     if (left[k].fetch_sub(1) != 1 || part_bytes(k) == 0) return;
     thread_local int device = -1;  // the copy threads are hqr's own: set once
