@@ -577,8 +577,8 @@ template <class T> void orgqr_blocks(void **) {
     lint m, n, k;
     int nb;
   };
-  constexpr Case kCases[] = {{300, 130, 130, 48}, {97, 97, 97, 48}, {260, 200, 101, 48}, {150, 40, 0, 48},
-                             {520, 300, 300, 0},  {64, 1, 1, 48}};
+  constexpr Case kCases[] = {{300, 130, 130, 48}, {97, 97, 97, 48},  {260, 200, 101, 48}, {150, 40, 0, 48},
+                             {520, 300, 300, 0},  {310, 250, 120, 0}, {64, 1, 1, 48}};
   for (const Case &cs : kCases) {
     const lint m = cs.m, n = cs.n, k = cs.k;
     const std::string ctx = context("%c%s m=%ld n=%ld k=%ld nb=%d", prefix<T>(), gqr_base<T>(), long(m), long(n),

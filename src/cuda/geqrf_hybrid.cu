@@ -852,6 +852,10 @@ template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const ch
   if (!c) return {false, 0, context_error(), 0};
   std::lock_guard<std::mutex> g(c->lock);
   if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
+  if (Result r; geqrf_one_trip(*c, m, n, a, lda, tau, &r)) {
+    if (path) *path = "gpu-one-trip";
+    return r;
+  }
   return geqrf_on_device(*c, m, n, a, lda, tau, 0, static_cast<DeviceQR<T> *>(nullptr), path);
 }
 

@@ -102,10 +102,11 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
 // `trans`. A and tau are only read. `ran` false: C's first r.resume columns
 // (left) or rows (right) are final, the rest hold the input.
 template <class T>
-Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc);
+Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc,
+             const char **path);
 
 // xORGQR/xUNGQR: A := the first n columns of H(1)...H(k). `ran` false:
 // columns r.resume..n-1 of A are final, columns 0..r.resume-1 hold the input.
-template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T *tau);
+template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T *tau, const char **path);
 
 }  // namespace hqr::gpu

@@ -41,6 +41,7 @@
 #include "cuda/qr_kernels.cuh"
 #include "host/config.hpp"
 #include "host/fault.hpp"
+#include "host/nonfinite.hpp"
 
 namespace hqr::gpu {
 namespace {
@@ -303,6 +304,14 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
     out.r.why = "cudaSetDevice failed";
     return out;
   }
+  if (gels_one_trip(*c, trans, m, n, nrhs, a, lda, b, ldb, tau, &out)) {
+    if (path) *path = "gpu-one-trip";
+    return out;
+  }
+  if (any_nonfinite(m, n, a, lda)) {  // the one trip checks on the device
+    out.r.why = "NaN or Inf in A or B";
+    return out;
+  }
   if (std::size_t(m) * sizeof(T) > Context::kSlotBytes) {
     out.r.why = "matrix column larger than staging";
     return out;
@@ -362,6 +371,14 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
   std::lock_guard<std::mutex> g(c->lock);
   if (!ok(cudaSetDevice(c->device))) {
     out.r.why = "cudaSetDevice failed";
+    return out;
+  }
+  if (gels_one_trip(*c, trans, m, n, nrhs, a, lda, b, ldb, tau, &out)) {
+    if (path) *path = "gpu-one-trip";
+    return out;
+  }
+  if (any_nonfinite(m, n, a, lda)) {  // the one trip checks on the device
+    out.r.why = "NaN or Inf in A or B";
     return out;
   }
   if (std::size_t(n) * sizeof(T) > Context::kSlotBytes) {
@@ -455,11 +472,15 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
 // ---- xORMQR / xUNMQR --------------------------------------------------------
 
 template <class T>
-Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc) {
+Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc,
+             const char **path) {
   Context *ctx = context();
   if (!ctx) return {false, 0, context_error(), 0};
   std::lock_guard<std::mutex> g(ctx->lock);
   if (!ok(cudaSetDevice(ctx->device))) return {false, 0, "cudaSetDevice failed", 0};
+  *path = "gpu-one-trip";
+  if (Result r; ormqr_one_trip(*ctx, left, trans, m, n, k, a, lda, tau, c, ldc, &r)) return r;
+  *path = "gpu-larfb";
   const lint nq = left ? m : n, nb = apply_block(k), npanels = (k + nb - 1) / nb;
   // Pieces: C by columns (left) or rows (right), reflectors by columns.
   if (std::size_t(std::max(m, n)) * sizeof(T) > Context::kSlotBytes)
@@ -500,11 +521,17 @@ Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda
 
 // ---- xORGQR / xUNGQR --------------------------------------------------------
 
-template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T *tau) {
+template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T *tau, const char **path) {
   Context *ctx = context();
   if (!ctx) return {false, 0, context_error(), n};
   std::lock_guard<std::mutex> g(ctx->lock);
   if (!ok(cudaSetDevice(ctx->device))) return {false, 0, "cudaSetDevice failed", n};
+  *path = "gpu-one-trip";
+  if (Result r; orgqr_one_trip(*ctx, m, n, k, a, lda, tau, &r)) {
+    if (!r.ran) r.resume = n;  // nothing stored: every column holds the input
+    return r;
+  }
+  *path = "gpu-larfb";
   if (std::size_t(m) * sizeof(T) > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", n};
   const lint nb = apply_block(k), npanels = (k + nb - 1) / nb, ldd = (m + 31) / 32 * 32;
   if (fault::hit(Point::alloc) || !ctx->matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * n)))
@@ -551,8 +578,8 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
 #define HQR_INSTANTIATE(T)                                                                     \
   template GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **);  \
   template GelsResult gels_lq(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **); \
-  template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint); \
-  template Result orgqr(lint, lint, lint, T *, lint, const T *);
+  template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint, const char **); \
+  template Result orgqr(lint, lint, lint, T *, lint, const T *, const char **);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)

@@ -37,4 +37,18 @@ Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::
 // tau undefined. The caller holds c.lock and has made c's device current.
 template <class T> Result geqrf_device(Context &c, lint m, lint n, T *a, lint ldda, T *tau);
 
+// qr_one_trip.cu: small problems in one trip to cuSOLVER, results exactly
+// as the gpu:: routine of the same name returns them (gpu.hpp). Each
+// returns false, having done nothing, where the one trip does not serve;
+// else *r holds the call's result. The caller holds c.lock and has made c's
+// device current.
+template <class T> bool geqrf_one_trip(Context &c, lint m, lint n, T *a, lint lda, T *tau, Result *r);
+template <class T>
+bool ormqr_one_trip(Context &c, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda, const T *tau,
+                    T *cc, lint ldc, Result *r);
+template <class T> bool orgqr_one_trip(Context &c, lint m, lint n, lint k, T *a, lint lda, const T *tau, Result *r);
+template <class T>
+bool gels_one_trip(Context &c, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau,
+                   GelsResult *g);
+
 }  // namespace hqr::gpu

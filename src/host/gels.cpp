@@ -16,7 +16,9 @@
 // zero, A does not have full rank and no solution is computed (B then holds
 // Q**H B, as LAPACK leaves it).
 //
-// Large problems run on the GPU (src/cuda/qr_apply.cu). m >= n: the hybrid
+// Large problems run on the GPU (src/cuda/qr_apply.cu); small ones (min(m,n)
+// up to 1024) go there in one trip, A and B up once and back once
+// (src/cuda/qr_one_trip.cu). m >= n: the hybrid
 // geqrf keeps its factor on the device, Q**H B and the triangular solve
 // (trans 'N'; for 'T'/'C' the solve with R**H, then Q) follow there, and A
 // and B come back once. m < n: A**H is factored on the device (transposed
@@ -36,7 +38,6 @@
 #include "dispatch.hpp"
 #include "flops.hpp"
 #include "next_lapack.hpp"
-#include "nonfinite.hpp"
 #include "qr_dispatch.hpp"
 #include "trace.hpp"
 
@@ -302,9 +303,10 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
     // A NaN or Inf stays on the CPU: xGELS scales an A or B holding an Inf
     // by zero (xLASCL from Inf), which the GPU path's emulation of the
     // scaling cannot reproduce after the fact (INFO differed on the H200).
+    // B is checked here, A by the GPU path (on the device in the one trip).
     const bool tr = !lsame(trans, 'N');
     const Real<T> bnrm = max_abs(tr ? *n : *m, *nrhs, b, *ldb);  // NaN or Inf if B holds one
-    if (!std::isfinite(bnrm) || any_nonfinite(*m, *n, a, *lda)) {
+    if (!std::isfinite(bnrm)) {
       trace.path("cpu", "NaN or Inf in A or B");
     } else if (gels_gpu(tr, *m, *n, *nrhs, a, *lda, b, *ldb, bnrm, work, info, trace)) {
       work[0] = optimal_gels_lwork(trans, m, n, nrhs, a, lda, b, ldb);

@@ -66,15 +66,17 @@ template <class T> GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint,
 template <class T> GelsResult gels_lq(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **) {
   return {{false, 0, "built without CUDA", 0}, false, 0, 0};
 }
-template <class T> Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint) {
+template <class T> Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint, const char **) {
   return {false, 0, "built without CUDA", 0};
 }
-template <class T> Result orgqr(lint, lint, lint, T *, lint, const T *) { return {false, 0, "built without CUDA", 0}; }
+template <class T> Result orgqr(lint, lint, lint n, T *, lint, const T *, const char **) {
+  return {false, 0, "built without CUDA", n};
+}
 #define HQR_INSTANTIATE(T)                                                                     \
   template GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **);  \
   template GelsResult gels_lq(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **); \
-  template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint); \
-  template Result orgqr(lint, lint, lint, T *, lint, const T *);
+  template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint, const char **); \
+  template Result orgqr(lint, lint, lint, T *, lint, const T *, const char **);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)

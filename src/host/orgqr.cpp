@@ -71,10 +71,11 @@ void orgqr(const lint *m, const lint *n, const lint *k, T *a, const lint *lda, c
   const double flops = flops::orgqr<T>(*m, *n, *k);
   const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_order_for_flops<T>(flops), qr_probe<T>);
   if (d.path == Path::gpu) {
-    const gpu::Result r = gpu::orgqr(*m, *n, *k, a, *lda, tau);
+    const char *path = "gpu";
+    const gpu::Result r = gpu::orgqr(*m, *n, *k, a, *lda, tau, &path);
     if (r.ran || r.resume < *n) {
       if (r.ran) {
-        trace.path("gpu-larfb");
+        trace.path(path);
       } else {  // columns 0..resume-1 on the CPU, from their own reflectors
         trace.path("cpu-resumed", r.why);
         const lint rn = r.resume, rk = std::min(*k, rn);

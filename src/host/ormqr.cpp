@@ -70,11 +70,12 @@ void ormqr(const char *side, const char *trans, const lint *m, const lint *n, co
   const double flops = flops::ormqr<T>(left, *m, *n, *k);
   const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_order_for_flops<T>(flops), qr_probe<T>);
   if (d.path == Path::gpu) {
-    const gpu::Result r = gpu::ormqr(left, !notran, *m, *n, *k, a, *lda, tau, c, *ldc);
+    const char *path = "gpu";
+    const gpu::Result r = gpu::ormqr(left, !notran, *m, *n, *k, a, *lda, tau, c, *ldc, &path);
     if (r.ran || r.resume > 0) {
       const lint done = r.ran ? 0 : r.resume;
       if (r.ran) {
-        trace.path("gpu-larfb");
+        trace.path(path);
       } else {  // the lines the GPU did not store, on the CPU
         trace.path("cpu-resumed", r.why);
         const lint rm = left ? *m : *m - done, rn = left ? *n - done : *n;

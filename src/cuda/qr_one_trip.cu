@@ -1,0 +1,348 @@
+// Small QR problems in one trip (one_trip.cuh): xGEQRF, xORMQR/xUNMQR,
+// xORGQR/xUNGQR and xGELS with their arrays uploaded whole, the work done
+// on the device by cuSOLVER (geqrf, ormqr/unmqr, orgqr/ungqr) and cuBLAS's
+// trsm, the results downloaded whole.
+//
+// Why: below about 2048 the hybrid paths' per-block staging, events and
+// T factors cost more than the device work. cuSOLVER's own geqrf is
+// latency-bound there (H200, d, device only: 512^2 1.7 ms, 1024^2 4.1 ms),
+// and so were hqr's: 512^2 took 2.9 ms host to host against cuSOLVER's 1.8
+// with a pinned caller buffer; dormqr 1024 3.0 ms against 1.3, dgels
+// 4096x512 6.6 ms against 4.6 (bench/results/qr-tuning-NVIDIA-H200-H100-
+// 2026-11-26.txt).
+//
+// xGELS with m < n factors A**H (transposed on the device) as the hybrid
+// path does, which gives xGELQF's L = R**H and reflectors.
+#include <cstring>
+#include <vector>
+
+#include "cuda/blas.cuh"
+#include "cuda/context.hpp"
+#include "cuda/gpu.hpp"
+#include "cuda/one_trip.cuh"
+#include "cuda/qr_device.hpp"
+#include "cuda/qr_kernels.cuh"
+
+namespace hqr::gpu {
+namespace {
+
+// cuSOLVER's ormqr/unmqr and orgqr/ungqr by element type (no 64-bit API).
+#define HQR_CUSOLVER_Q(T, P, MQR, GQR)                                                                        \
+  inline cusolverStatus_t ormqr_work(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n, \
+                                     int k, const T *a, int lda, const T *tau, const T *c, int ldc, int *lwork) { \
+    return cusolverDn##P##MQR##_bufferSize(h, s, t, m, n, k, blas::cu(a), lda, blas::cu(tau), blas::cu(c), ldc, \
+                                          lwork);                                                            \
+  }                                                                                                           \
+  inline cusolverStatus_t ormqr(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n,    \
+                                int k, const T *a, int lda, const T *tau, T *c, int ldc, void *w, int lwork,   \
+                                int *info) {                                                                  \
+    return cusolverDn##P##MQR(h, s, t, m, n, k, blas::cu(a), lda, blas::cu(tau), blas::cu(c), ldc,            \
+                              blas::cu(static_cast<T *>(w)), lwork, info);                                    \
+  }                                                                                                           \
+  inline cusolverStatus_t orgqr_work(cusolverDnHandle_t h, int m, int n, int k, const T *a, int lda,            \
+                                     const T *tau, int *lwork) {                                              \
+    return cusolverDn##P##GQR##_bufferSize(h, m, n, k, blas::cu(a), lda, blas::cu(tau), lwork);               \
+  }                                                                                                           \
+  inline cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, int k, T *a, int lda, const T *tau, void *w, \
+                                int lwork, int *info) {                                                       \
+    return cusolverDn##P##GQR(h, m, n, k, blas::cu(a), lda, blas::cu(tau), blas::cu(static_cast<T *>(w)), lwork, \
+                              info);                                                                          \
+  }
+HQR_CUSOLVER_Q(float, S, ormqr, orgqr)
+HQR_CUSOLVER_Q(double, D, ormqr, orgqr)
+HQR_CUSOLVER_Q(std::complex<float>, C, unmqr, ungqr)
+HQR_CUSOLVER_Q(std::complex<double>, Z, unmqr, ungqr)
+#undef HQR_CUSOLVER_Q
+
+// Which QR of an m-by-n matrix in one trip: cuSOLVER's geqrf for small,
+// near-square shapes, where it is fastest (one launch sequence per column,
+// but no panel of hqr's worth its set-up), hqr's device geqrf
+// (geqrf_device: CholeskyQR2 panels) elsewhere. H200, d, ms host to host:
+// 256^2 0.8 against 1.7, 512^2 1.9 / 2.6, 768^2 3.1 / 3.5, 1024^2 4.6 /
+// 4.5; 4096x512 4.5 / 2.6, 512x4096 4.1 / 3.4.
+bool cusolver_geqrf(lint m, lint n) {
+  const lint lo = std::min(m, n), hi = std::max(m, n);
+  return lo <= 768 && hi <= 2 * lo;
+}
+// Whether a QR of an m-by-n matrix goes in one trip at all: up to a
+// smaller dimension of 1024 and 32 MiB, where it beats the hybrid (H200,
+// d, ms, one trip / hybrid: 1024^2 4.5 / 4.5, 2048x1024 4.3 / 4.6,
+// 16384x128 1.4 / 2.3, 1024x4096 6.1 / 6.8, 1536^2 6.7 / 6.3, 2048^2 9.3 /
+// 8.1).
+template <class T> bool one_trip_qr(lint m, lint n) {
+  return std::min(m, n) <= 1024 && std::size_t(m) * std::size_t(n) * sizeof(T) <= (std::size_t(32) << 20);
+}
+
+// The packed lower trapezoid p of an m-by-k block (k <= m) into the first k
+// of n columns of a (leading dimension m): the reflectors in the layout
+// cuSOLVER reads, zeros above them and in the columns past k.
+template <class S> __global__ void unpack_reflectors(int64_t m, int64_t k, int64_t n, const S *p, S *a) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < m * n; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = e % m, j = e / m;
+    a[e] = j < k && i >= j ? p[packed_at(false, m, j) + i - j] : dev_zero(S());
+  }
+}
+
+// The QR of the m-by-n f (leading dimension ldf) on the device, tau into
+// dtau: cuSOLVER's geqrf, or hqr's device geqrf (geqrf_device: its own
+// scratch, synchronous).
+template <class T> struct Factor {
+  lint m, n, ldf;
+  bool own = !cusolver_geqrf(m, n);
+  cusolverDnParams_t params = nullptr;
+  std::size_t device_bytes = 0, host_bytes = 0;
+  std::vector<char> host;
+  Factor(lint m_, lint n_, lint ldf_) : m(m_), n(n_), ldf(ldf_) {}
+  Factor(const Factor &) = delete;
+  Factor &operator=(const Factor &) = delete;
+  ~Factor() {
+    if (params) cusolverDnDestroyParams(params);
+  }
+  bool init(Context &c, T *f, T *dtau) {
+    const cudaDataType t = blas::data_type<T>();
+    if (own) return true;
+    if (!ok(cusolverDnCreateParams(&params)) ||
+        !ok(cusolverDnXgeqrf_bufferSize(c.solver, params, m, n, t, f, ldf, t, dtau, t, &device_bytes, &host_bytes)))
+      return false;
+    host.resize(host_bytes);
+    return true;
+  }
+  bool run(Context &c, T *f, T *dtau, void *work, int *dinfo) {
+    if (own) return geqrf_device(c, m, n, f, ldf, dtau).ran;
+    const cudaDataType t = blas::data_type<T>();
+    return ok(cusolverDnXgeqrf(c.solver, params, m, n, t, f, ldf, t, dtau, t, work, device_bytes,
+                               host.empty() ? nullptr : host.data(), host_bytes, dinfo));
+  }
+};
+
+std::size_t round_up(std::size_t b) { return (b + 255) / 256 * 256; }
+
+// Ops for one_trip (one_trip.cuh): what travels, where it lies on the
+// device, and the work.
+template <class T> struct GeqrfOp {
+  const char *name = "geqrf";
+  const char *why(int) const { return "geqrf failed on the device"; }
+  lint m, n;
+  Travel<T> in, out;
+  int64_t in_at = 0, out_at = 0, device_size;
+  unsigned long long value = 0;
+  Factor<T> f;
+  GeqrfOp(lint m_, lint n_, T *a, lint lda, T *tau)
+      : m(m_), n(n_), in{{a, lda, m_, n_}}, out{{a, lda, m_, n_}, {tau, 1, std::min(m_, n_), 1}},
+        device_size(out.size()), f(m_, n_, m_) {}
+  T *tau(T *d) const { return d + out.start(1); }
+  bool init(Context &c, T *d, std::size_t *work_bytes) {
+    *work_bytes = 0;
+    if (!f.init(c, d, tau(d))) return false;
+    *work_bytes = f.device_bytes;
+    return true;
+  }
+  bool run(Context &c, T *d, void *work, Report *report) {
+    return ok(cudaMemsetAsync(&report->info, 0, sizeof(int), c.compute_stream)) &&
+           f.run(c, d, tau(d), work, &report->info);
+  }
+};
+
+// The reflectors (A's lower trapezoid, what xORMQR and xORGQR read of A)
+// travel packed, about half of A for a square Q; on the device they are
+// unpacked to the layout cuSOLVER reads, at the buffer's start.
+template <class T> bool unpack(Context &c, const Travel<T> &in, T *d, int64_t in_at, lint m, lint k, lint n) {
+  unpack_reflectors<<<grid_for(int64_t(m) * n), 256, 0, c.compute_stream>>>(m, k, n, dv(d + in_at), dv(d));
+  return ok(cudaGetLastError());
+}
+
+template <class T> struct OrmqrOp {
+  const char *name = "ormqr";
+  bool left, trans;
+  lint m, n, k, nq;
+  Travel<T> in, out;  // A is only read: it travels up, never back
+  int64_t in_at, out_at, device_size;
+  unsigned long long value = 0;
+  int lwork = 0;
+  OrmqrOp(bool l, bool t, lint m_, lint n_, lint k_, const T *a, lint lda, const T *tau, T *c, lint ldc)
+      : left(l), trans(t), m(m_), n(n_), k(k_), nq(l ? m_ : n_),
+        in{{const_cast<T *>(a), lda, nq, k_, Layout::lower}, {const_cast<T *>(tau), 1, k_, 1}, {c, ldc, m_, n_}},
+        out{{c, ldc, m_, n_}}, in_at(int64_t(nq) * k_), out_at(in_at + in.start(2)), device_size(in_at + in.size()) {}
+  const char *why(int) const { return "ormqr failed on the device"; }
+  cublasSideMode_t side() const { return left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
+  cublasOperation_t op() const { return trans ? blas::op_c<T>() : CUBLAS_OP_N; }
+  T *tau(T *d) const { return d + in_at + in.start(1); }
+  bool init(Context &c, T *d, std::size_t *work_bytes) {
+    const bool fine = ok(
+        ormqr_work(c.solver, side(), op(), int(m), int(n), int(k), d, int(nq), tau(d), d + out_at, int(m), &lwork));
+    *work_bytes = std::size_t(lwork) * sizeof(T);
+    return fine;
+  }
+  bool run(Context &c, T *d, void *work, Report *report) {
+    return unpack(c, in, d, in_at, nq, k, k) && ok(ormqr(c.solver, side(), op(), int(m), int(n), int(k), d, int(nq),
+                                                           tau(d), d + out_at, int(m), work, lwork, &report->info));
+  }
+};
+
+template <class T> struct OrgqrOp {
+  const char *name = "orgqr";
+  lint m, n, k;
+  Travel<T> in, out;
+  int64_t in_at, out_at = 0, device_size;
+  unsigned long long value = 0;
+  int lwork = 0;
+  OrgqrOp(lint m_, lint n_, lint k_, T *a, lint lda, const T *tau)
+      : m(m_), n(n_), k(k_), in{{a, lda, m_, k_, Layout::lower}, {const_cast<T *>(tau), 1, k_, 1}},
+        out{{a, lda, m_, n_}}, in_at(int64_t(m_) * n_), device_size(in_at + in.size()) {}
+  const char *why(int) const { return "orgqr failed on the device"; }
+  T *tau(T *d) const { return d + in_at + in.start(1); }
+  bool init(Context &c, T *d, std::size_t *work_bytes) {
+    const bool fine = ok(orgqr_work(c.solver, int(m), int(n), int(k), d, int(m), tau(d), &lwork));
+    *work_bytes = std::size_t(lwork) * sizeof(T);
+    return fine;
+  }
+  bool run(Context &c, T *d, void *work, Report *report) {
+    return unpack(c, in, d, in_at, m, k, n) &&
+           ok(orgqr(c.solver, int(m), int(n), int(k), d, int(m), tau(d), work, lwork, &report->info));
+  }
+};
+
+// xGELS's verdict, one block: report->info = kNonFinite if max |a_ij|
+// (report->value) is NaN or Inf, else the first i (from 1) with f(i-1, i-1)
+// exactly zero (xTRTRS's check), else the solver's info.
+constexpr int kNonFinite = -1000;
+template <class S> __global__ void gels_verdict(int64_t q, const S *f, int64_t ldf, const int *solver, Report *report) {
+  __shared__ unsigned long long first;
+  if (threadIdx.x == 0) first = q;
+  __syncthreads();
+  for (int64_t i = threadIdx.x; i < q; i += blockDim.x)
+    if (is_zero(f[i + i * ldf])) atomicMin(&first, static_cast<unsigned long long>(i));
+  __syncthreads();
+  if (threadIdx.x == 0)
+    report->info = !isfinite(__longlong_as_double(static_cast<long long>(report->value))) ? kNonFinite
+                   : first < static_cast<unsigned long long>(q)                         ? int(first + 1)
+                                                                                         : *solver;
+}
+
+// xGELS: m >= n factors A = QR in place; m < n factors F = A**H (n by m)
+// in the scratch and gives A = F**H back. On the p-by-q F (p = max(m,n)):
+// Q first (m >= n 'N', m < n 'T'/'C'): B := Q_F**H B, B(1:q) := R**-1 B(1:q);
+// else B(1:q) := R**-H B(1:q), B(q+1:p) := 0, B := Q_F B. The report's
+// value is max |a_ij| of the input, for the caller's emulation of xGELS's
+// scaling. Nothing is stored where A holds a NaN or an Inf (LAPACK's
+// scaling of those cannot be emulated after the fact; gels.cpp) or R has a
+// zero on its diagonal (xTRTRS's check): the CPU then runs the call.
+template <class T> struct GelsOp {
+  const char *name = "gels";
+  bool trans, lq;
+  lint m, n, nrhs, p, q;
+  Travel<T> in, out;
+  int64_t in_at = 0, out_at = 0, device_size;
+  unsigned long long value = 0;
+  Factor<T> f;
+  int lwork = 0;
+  GelsOp(bool t, lint m_, lint n_, lint nrhs_, T *a, lint lda, T *b, lint ldb, T *tau)
+      : trans(t), lq(m_ < n_), m(m_), n(n_), nrhs(nrhs_), p(std::max(m_, n_)), q(std::min(m_, n_)),
+        in{{a, lda, m_, n_}, {b, ldb, p, nrhs_}}, out{{a, lda, m_, n_}, {b, ldb, p, nrhs_}, {tau, 1, q, 1}},
+        device_size(out.size() + (lq ? int64_t(n_) * m_ : 0)), f(p, q, p) {}
+  const char *why(int info) const {
+    return info == kNonFinite ? "NaN or Inf in A or B"
+           : info > 0         ? "R has a zero on its diagonal: LAPACK solves it"
+                              : "gels failed on the device";
+  }
+  T *factor(T *d) const { return lq ? d + out.size() : d; }  // F: A itself, or A**H after everything
+  T *rhs(T *d) const { return d + out.start(1); }
+  T *tau(T *d) const { return d + out.start(2); }
+  bool q_first() const { return lq == trans; }
+  std::size_t q_at() const { return round_up(f.device_bytes); }
+  bool init(Context &c, T *d, std::size_t *work_bytes) {
+    if (!f.init(c, factor(d), tau(d)) ||
+        !ok(ormqr_work(c.solver, CUBLAS_SIDE_LEFT, q_first() ? blas::op_c<T>() : CUBLAS_OP_N, int(p), int(nrhs),
+                       int(q), factor(d), int(p), tau(d), rhs(d), int(p), &lwork)))
+      return false;
+    *work_bytes = q_at() + round_up(std::size_t(lwork) * sizeof(T)) + sizeof(int);
+    return true;
+  }
+  bool run(Context &c, T *d, void *work, Report *report) {
+    cudaStream_t st = c.compute_stream;
+    T *fa = factor(d), *b = rhs(d);
+    void *qwork = static_cast<char *>(work) + q_at();
+    int *solver_info = reinterpret_cast<int *>(static_cast<char *>(qwork) + round_up(std::size_t(lwork) * sizeof(T)));
+    auto apply_q = [&](bool conj) {
+      return ok(ormqr(c.solver, CUBLAS_SIDE_LEFT, conj ? blas::op_c<T>() : CUBLAS_OP_N, int(p), int(nrhs), int(q), fa,
+                      int(p), tau(d), b, int(p), qwork, lwork, solver_info));
+    };
+    auto solve = [&](bool conj) {
+      return ok(blas::trsm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, conj ? blas::op_c<T>() : CUBLAS_OP_N,
+                           CUBLAS_DIAG_NON_UNIT, q, nrhs, T(1), fa, p, b, p));
+    };
+    bool fine = ok(cudaMemsetAsync(report, 0, sizeof(Report), st)) && ok(cudaMemsetAsync(solver_info, 0, sizeof(int), st));
+    if (fine) {
+      max_abs<<<grid_for(int64_t(m) * n), 256, 0, st>>>(m, n, dv(d), m, &report->value);
+      fine = ok(cudaGetLastError()) && (!lq || ok(blas::geam(c.blas, blas::op_c<T>(), n, m, d, m, fa, n)));
+    }
+    fine = fine && f.run(c, fa, tau(d), work, solver_info);
+    if (q_first())
+      fine = fine && apply_q(true) && solve(false);
+    else
+      fine = fine && solve(true) &&
+             (p == q || ok(cudaMemset2DAsync(b + q, p * sizeof(T), 0, (p - q) * sizeof(T), nrhs, st))) &&
+             apply_q(false);
+    if (!fine) return false;
+    gels_verdict<<<1, 256, 0, st>>>(q, dv(fa), p, solver_info, report);
+    return ok(cudaGetLastError()) && (!lq || ok(blas::geam(c.blas, blas::op_c<T>(), m, n, fa, n, d, m)));
+  }
+};
+
+// Whether the one trip serves: where `rule` says so and it fits the
+// staging. HQR_NB (a block size for the hybrids) keeps the hybrids at every
+// size, so that their tests cover them.
+template <class T, class Op> bool wanted(const Context &c, const Op &op, bool rule) {
+  return rule && config::nb() <= 0 && one_trip_fits<T>(c, op.in.size(), op.out.size());
+}
+
+}  // namespace
+
+template <class T> bool geqrf_one_trip(Context &c, lint m, lint n, T *a, lint lda, T *tau, Result *r) {
+  GeqrfOp<T> op(m, n, a, lda, tau);
+  if (!wanted<T>(c, op, one_trip_qr<T>(m, n))) return false;
+  *r = one_trip<T>(c, op);
+  return true;
+}
+
+template <class T>
+bool ormqr_one_trip(Context &c, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda, const T *tau,
+                    T *cc, lint ldc, Result *r) {
+  OrmqrOp<T> op(left, trans, m, n, k, a, lda, tau, cc, ldc);
+  if (!wanted<T>(c, op, true)) return false;
+  *r = one_trip<T>(c, op);
+  return true;
+}
+
+template <class T> bool orgqr_one_trip(Context &c, lint m, lint n, lint k, T *a, lint lda, const T *tau, Result *r) {
+  OrgqrOp<T> op(m, n, k, a, lda, tau);
+  if (!wanted<T>(c, op, k > 0)) return false;  // k = 0 (Q = I's columns) stays with the hybrid
+  *r = one_trip<T>(c, op);
+  return true;
+}
+
+template <class T>
+bool gels_one_trip(Context &c, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau,
+                   GelsResult *g) {
+  GelsOp<T> op(trans, m, n, nrhs, a, lda, b, ldb, tau);
+  if (!wanted<T>(c, op, one_trip_qr<T>(m, n))) return false;
+  g->r = one_trip<T>(c, op);
+  g->factored = g->r.ran;
+  g->b_columns = g->r.ran ? nrhs : 0;
+  std::memcpy(&g->anrm, &op.value, sizeof g->anrm);
+  return true;
+}
+
+#define HQR_INSTANTIATE(T)                                                                                        \
+  template bool geqrf_one_trip(Context &, lint, lint, T *, lint, T *, Result *);                                 \
+  template bool ormqr_one_trip(Context &, bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint,   \
+                               Result *);                                                                         \
+  template bool orgqr_one_trip(Context &, lint, lint, lint, T *, lint, const T *, Result *);                     \
+  template bool gels_one_trip(Context &, bool, lint, lint, lint, T *, lint, T *, lint, T *, GelsResult *);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
+
+}  // namespace hqr::gpu
