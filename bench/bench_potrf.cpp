@@ -180,7 +180,9 @@ int main(int argc, char **argv) {
     sizes.push_back(std::atoi(p));
   const int reps = argc > 4 ? std::atoi(argv[4]) : 3;
   const int cpu_max = argc > 5 ? std::atoi(argv[5]) : 8192;
-  void *cpu_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  // DEEPBIND: OpenBLAS's LAPACK calls its own routines, not hqr's exported
+  // ones of the same name (its dgels's dgeqrf ran on hqr's GPU path without).
+  void *cpu_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   CK(cusolverDnCreate(&solver));
   std::printf("# device: %s (hqr_device=%d), hqr %s\n", hqr_device_name(), hqr_device(), hqr_version());
   for (char p : precs)

@@ -133,7 +133,7 @@ template <class T> void run(int m, int n, int reps, long cpu_max, void *cpu_lib)
   const std::vector<T> hqr_result = a;
   if (std::getenv("HQR_BENCH_HQR_ONLY")) {  // block-size sweeps: hqr alone
     const double h = median(t_hqr);
-    std::printf("%sgeqrf %6dx%-6d | hqr %8.4f s %7.0f GF/s | HQR_NB=%s HQR_PANEL=%s\n", Traits<T>::name, m, n, h,
+    std::printf("%sgeqrf %6dx%-6d | hqr %9.5f s %7.0f GF/s | HQR_NB=%s HQR_PANEL=%s\n", Traits<T>::name, m, n, h,
                 flops / h * 1e-9, std::getenv("HQR_NB") ? std::getenv("HQR_NB") : "-",
                 std::getenv("HQR_PANEL") ? std::getenv("HQR_PANEL") : "-");
     std::fflush(stdout);
@@ -205,9 +205,9 @@ template <class T> void run(int m, int n, int reps, long cpu_max, void *cpu_lib)
   const double h = median(t_hqr), rt = median(t_rt), pin = median(t_pin), dev = median(t_dev);
   const double best = std::min({rt, pin, t_cpu > 0 ? t_cpu : rt});
   char cpu[64] = "-";
-  if (t_cpu > 0) std::snprintf(cpu, sizeof cpu, "%8.4f (x%5.2f)", t_cpu, t_cpu / h);
-  std::printf("%sgeqrf %6dx%-6d | hqr %8.4f s %7.0f GF/s | cusolver-roundtrip %8.4f (x%5.2f) | cusolver-pinned %8.4f "
-              "(x%5.2f) | cusolver-device-only %8.4f (x%5.2f) | cpu %s | best %8.4f (x%5.2f) | |R| reldiff %.1e\n",
+  if (t_cpu > 0) std::snprintf(cpu, sizeof cpu, "%9.5f (x%5.2f)", t_cpu, t_cpu / h);
+  std::printf("%sgeqrf %6dx%-6d | hqr %9.5f s %7.0f GF/s | cusolver-roundtrip %9.5f (x%5.2f) | cusolver-pinned %9.5f "
+              "(x%5.2f) | cusolver-device-only %9.5f (x%5.2f) | cpu %s | best %9.5f (x%5.2f) | |R| reldiff %.1e\n",
               Traits<T>::name, m, n, h, flops / h * 1e-9, rt, rt / h, pin, pin / h, dev, dev / h, cpu, best, best / h,
               diff / ref);
   std::fflush(stdout);
@@ -242,10 +242,10 @@ static double timed(int reps, const std::function<void()> &reset, const std::fun
 static void report(const char *what, double flops, double h, double rt, double pin, double dev, double cpu,
                    const char *check) {
   char cpus[64] = "-";
-  if (cpu > 0) std::snprintf(cpus, sizeof cpus, "%8.4f (x%5.2f)", cpu, cpu / h);
+  if (cpu > 0) std::snprintf(cpus, sizeof cpus, "%9.5f (x%5.2f)", cpu, cpu / h);
   const double best = std::min({rt, pin, cpu > 0 ? cpu : rt});
-  std::printf("%-26s | hqr %8.4f s %7.0f GF/s | cusolver-roundtrip %8.4f (x%5.2f) | cusolver-pinned %8.4f (x%5.2f) | "
-              "cusolver-device-only %8.4f (x%5.2f) | cpu %s | best %8.4f (x%5.2f) | %s\n",
+  std::printf("%-26s | hqr %9.5f s %7.0f GF/s | cusolver-roundtrip %9.5f (x%5.2f) | cusolver-pinned %9.5f (x%5.2f) | "
+              "cusolver-device-only %9.5f (x%5.2f) | cpu %s | best %9.5f (x%5.2f) | %s\n",
               what, h, flops / h * 1e-9, rt, rt / h, pin, pin / h, dev, dev / h, cpus, best, best / h, check);
   std::fflush(stdout);
 }
@@ -507,7 +507,9 @@ int main(int argc, char **argv) {
   }
   const int reps = argc > 3 ? std::atoi(argv[3]) : 3;
   const long cpu_max = argc > 4 ? std::atol(argv[4]) : 8192;
-  void *cpu_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  // DEEPBIND: OpenBLAS's LAPACK calls its own routines, not hqr's exported
+  // ones of the same name (its dgels's dgeqrf ran on hqr's GPU path without).
+  void *cpu_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   CK(cusolverDnCreate(&solver));
   CK(cusolverDnCreateParams(&params));
   CK(cublasCreate(&cublas));
