@@ -65,12 +65,14 @@ bool cusolver_geqrf(lint m, lint n) {
   return lo <= 768 && hi <= 2 * lo;
 }
 // Whether a QR of an m-by-n matrix goes in one trip at all: up to a
-// smaller dimension of 1024 and 32 MiB, where it beats the hybrid (H200,
+// smaller dimension of 1024 and `mib` MiB, where it beats the hybrid (H200,
 // d, ms, one trip / hybrid: 1024^2 4.5 / 4.5, 2048x1024 4.3 / 4.6,
 // 16384x128 1.4 / 2.3, 1024x4096 6.1 / 6.8, 1536^2 6.7 / 6.3, 2048^2 9.3 /
-// 8.1).
-template <class T> bool one_trip_qr(lint m, lint n) {
-  return std::min(m, n) <= 1024 && std::size_t(m) * std::size_t(n) * sizeof(T) <= (std::size_t(32) << 20);
+// 8.1). xGEQRF: 32 MiB for wide shapes, 16 for tall ones, whose hybrid
+// hides its transfers behind the panels (H100, 32 MiB: 4096x1024 5.5 / 5.1,
+// 8192x512 3.7 / 3.6); xGELS: 32 MiB (H100, 4096x1024 6.2 / 8.0).
+template <class T> bool one_trip_qr(lint m, lint n, std::size_t mib) {
+  return std::min(m, n) <= 1024 && std::size_t(m) * std::size_t(n) * sizeof(T) <= (mib << 20);
 }
 
 // The packed lower trapezoid p of an m-by-k block (k <= m) into the first k
@@ -300,7 +302,7 @@ template <class T, class Op> bool wanted(const Context &c, const Op &op, bool ru
 
 template <class T> bool geqrf_one_trip(Context &c, lint m, lint n, T *a, lint lda, T *tau, Result *r) {
   GeqrfOp<T> op(m, n, a, lda, tau);
-  if (!wanted<T>(c, op, one_trip_qr<T>(m, n))) return false;
+  if (!wanted<T>(c, op, one_trip_qr<T>(m, n, m < n ? 32 : 16))) return false;
   *r = one_trip<T>(c, op);
   return true;
 }
@@ -325,7 +327,7 @@ template <class T>
 bool gels_one_trip(Context &c, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau,
                    GelsResult *g) {
   GelsOp<T> op(trans, m, n, nrhs, a, lda, b, ldb, tau);
-  if (!wanted<T>(c, op, one_trip_qr<T>(m, n))) return false;
+  if (!wanted<T>(c, op, one_trip_qr<T>(m, n, 32))) return false;
   g->r = one_trip<T>(c, op);
   g->factored = g->r.ran;
   g->b_columns = g->r.ran ? nrhs : 0;
