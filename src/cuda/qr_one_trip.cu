@@ -148,7 +148,7 @@ template <class T> struct GeqrfOp {
 // The reflectors (A's lower trapezoid, what xORMQR and xORGQR read of A)
 // travel packed, about half of A for a square Q; on the device they are
 // unpacked to the layout cuSOLVER reads, at the buffer's start.
-template <class T> bool unpack(Context &c, const Travel<T> &in, T *d, int64_t in_at, lint m, lint k, lint n) {
+template <class T> bool unpack(Context &c, T *d, int64_t in_at, lint m, lint k, lint n) {
   unpack_reflectors<<<grid_for(int64_t(m) * n), 256, 0, c.compute_stream>>>(m, k, n, dv(d + in_at), dv(d));
   return ok(cudaGetLastError());
 }
@@ -176,7 +176,7 @@ template <class T> struct OrmqrOp {
     return fine;
   }
   bool run(Context &c, T *d, void *work, Report *report) {
-    return unpack(c, in, d, in_at, nq, k, k) && ok(ormqr(c.solver, side(), op(), int(m), int(n), int(k), d, int(nq),
+    return unpack(c, d, in_at, nq, k, k) && ok(ormqr(c.solver, side(), op(), int(m), int(n), int(k), d, int(nq),
                                                            tau(d), d + out_at, int(m), work, lwork, &report->info));
   }
 };
@@ -199,7 +199,7 @@ template <class T> struct OrgqrOp {
     return fine;
   }
   bool run(Context &c, T *d, void *work, Report *report) {
-    return unpack(c, in, d, in_at, m, k, n) &&
+    return unpack(c, d, in_at, m, k, n) &&
            ok(orgqr(c.solver, int(m), int(n), int(k), d, int(m), tau(d), work, lwork, &report->info));
   }
 };
