@@ -204,6 +204,7 @@ template <class T> bool one_trip_fits(const Context &c, int64_t in, int64_t out)
 //   bool run(Context &, T *d, void *work, Report *report);  queued on
 //                            c.compute_stream (c.solver's stream); it sets
 //                            report->info
+//   unsigned long long value;  report->value, once the results are stored
 template <class T, class Op> Result one_trip(Context &c, Op &op) {
   using fault::Point;
   using Clock = std::chrono::steady_clock;
