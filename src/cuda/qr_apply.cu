@@ -245,6 +245,23 @@ template <class T> std::size_t t_bytes(lint nb) { return round_up(sizeof(T) * st
 
 // ---- xGELS ------------------------------------------------------------------
 
+// What both xGELS paths do first: small problems go in one trip
+// (qr_one_trip.cu), which checks A for NaN or Inf on the device; for the
+// hybrid, A is scanned on the host. True when *out is the call's answer.
+template <class T>
+bool gels_before_hybrid(Context &c, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau,
+                        GelsResult *out, const char **path) {
+  if (gels_one_trip(c, trans, m, n, nrhs, a, lda, b, ldb, tau, out)) {
+    if (path) *path = "gpu-one-trip";
+    return true;
+  }
+  if (any_nonfinite(m, n, a, lda)) {
+    out->r.why = "NaN or Inf in A or B";
+    return true;
+  }
+  return false;
+}
+
 // B's part of xGELS on the device, after F = QR (p-by-q, p >= q, leading
 // dimension ldf, T of block j at t + j*nb*nb): !solve_first: B := Q**H B,
 // then B(1:q,:) := R**-1 B(1:q,:) unless info > 0; solve_first: unless
@@ -304,14 +321,7 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
     out.r.why = "cudaSetDevice failed";
     return out;
   }
-  if (gels_one_trip(*c, trans, m, n, nrhs, a, lda, b, ldb, tau, &out)) {
-    if (path) *path = "gpu-one-trip";
-    return out;
-  }
-  if (any_nonfinite(m, n, a, lda)) {  // the one trip checks on the device
-    out.r.why = "NaN or Inf in A or B";
-    return out;
-  }
+  if (gels_before_hybrid(*c, trans, m, n, nrhs, a, lda, b, ldb, tau, &out, path)) return out;
   if (std::size_t(m) * sizeof(T) > Context::kSlotBytes) {
     out.r.why = "matrix column larger than staging";
     return out;
@@ -373,14 +383,7 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
     out.r.why = "cudaSetDevice failed";
     return out;
   }
-  if (gels_one_trip(*c, trans, m, n, nrhs, a, lda, b, ldb, tau, &out)) {
-    if (path) *path = "gpu-one-trip";
-    return out;
-  }
-  if (any_nonfinite(m, n, a, lda)) {  // the one trip checks on the device
-    out.r.why = "NaN or Inf in A or B";
-    return out;
-  }
+  if (gels_before_hybrid(*c, trans, m, n, nrhs, a, lda, b, ldb, tau, &out, path)) return out;
   if (std::size_t(n) * sizeof(T) > Context::kSlotBytes) {
     out.r.why = "matrix row larger than staging";
     return out;
