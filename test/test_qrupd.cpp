@@ -330,13 +330,16 @@ template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, Lw
     assert_true(std::memcmp(&f.r(i, n + p), &f0.r(i, n + p), sizeof(T)) == 0);
 }
 
+// scale: A's entries times this (squares that underflow or overflow).
 template <class T>
-void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, Lw lw, const char *path = nullptr) {
-  char ctx[96];
-  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELCOLS"), jobq, m, n,
-                p, j, pad, lw_name(lw));
+void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, Lw lw, const char *path = nullptr,
+                 double scale = 1) {
+  char ctx[128];
+  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s scale=%g", xname<T>("QRUPD_DELCOLS"),
+                jobq, m, n, p, j, pad, lw_name(lw), scale);
   const bool wantq = jobq == 'U';
   Matrix<T> a = testing::random_matrix<T>(m, n);
+  for (T &x : a.data) x *= T(scale);
   Factors<T> f = factor(a, m + pad, m, m + pad, n);
   scribble_lower(f.r, m, n, 0);
   const Factors<T> f0 = f;
@@ -499,7 +502,7 @@ template <class T> void paths() {
 
 // The GPU paths (deleting columns, adding rows with and without Q, adding
 // columns and deleting rows with Q) at shapes past
-// their block sizes (64 reflectors, or 32 with a long P), with reflectors
+// their block size (32 reflectors in delcols), with reflectors
 // long enough that the block works in global memory (double, P = 640), M < N,
 // and padded leading dimensions; with HQR_GPU_MIN_N=0 on a GPU they must run
 // there ("gpu-update"), elsewhere on the CPU. Small enough for CPU CI.
@@ -508,6 +511,10 @@ template <class T> void gpu_paths() {
   run_delcols<T>('U', 300, 260, 40, 20, 0, Lw::min, "gpu-update");
   run_delcols<T>('U', 200, 240, 30, 50, 3, Lw::opt, "gpu-update");
   run_delcols<T>('N', 700, 680, 640, 5, 0, Lw::opt, "gpu-update");
+  // Norms whose squares underflow or overflow: the kernel's slow path.
+  const double tiny = std::is_same_v<T, float> ? 1e-21 : 1e-160;
+  run_delcols<T>('U', 300, 260, 40, 20, 0, Lw::opt, "gpu-update", tiny);
+  run_delcols<T>('U', 300, 260, 40, 20, 0, Lw::opt, "gpu-update", 1 / tiny);
   run_addrows<T>('N', 260, 200, 90, 7, 1, Lw::opt, "gpu-update");
   run_addrows<T>('N', 100, 230, 70, 101, 0, Lw::min, "gpu-update");
   run_addrows<T>('N', 0, 50, 30, 1, 2, Lw::opt, "gpu-update");

@@ -66,7 +66,7 @@ using fault::Point;
 // ---- kernels -------------------------------------------------------------------
 
 constexpr int kThreads = 512;  // the panel kernel: 16 warps
-constexpr int kMaxNb = 64;     // reflectors per block
+constexpr int kMaxNb = 32;     // reflectors per block (see panel_qr)
 // The panel's working copy lives in shared memory up to this size (beside
 // the static T); larger panels (very large P) work in global memory.
 constexpr std::size_t kPanelSmem = 160 * 1024;
@@ -76,10 +76,12 @@ template <class T> struct Lim;
 template <> struct Lim<float> {
   static __device__ float safmin() { return FLT_MIN / FLT_EPSILON; }
   static __device__ float huge() { return FLT_MAX; }
+  static __device__ float eps() { return FLT_EPSILON; }
 };
 template <> struct Lim<double> {
   static __device__ double safmin() { return DBL_MIN / DBL_EPSILON; }
   static __device__ double huge() { return DBL_MAX; }
+  static __device__ double eps() { return DBL_EPSILON; }
 };
 
 template <class T> __device__ T warp_sum(T v) {
@@ -121,6 +123,12 @@ template <class T> __device__ T lapy2(T a, T b) {
   return w * sqrt(T(1) + q * q);
 }
 
+// Leading dimension of the panel's working copy in shared memory: even, so
+// that lanes walking the diagonal of V (the Gram products: lane k at
+// element (i0 + k + r, i0 + k)) are ldw + 1 (odd) doubles apart and hit
+// distinct banks.
+__host__ __device__ inline int panel_ld(int h) { return (h + 1) & ~1; }
+
 // Householder QR of one block of nr reflectors of delcols' band, in one
 // thread block. The panel has h rows (a, lda); reflector i has head row i
 // and tail rows i+1 .. min(i+p, h-1): v_i(r) = 1 at r = i, the stored tail
@@ -132,37 +140,57 @@ template <class T> __device__ T lapy2(T a, T b) {
 // reflector i to column i+1 and forms reflector i+1 from it (a tail of at
 // most a few hundred elements needs no more than one warp, and warp-only
 // reductions cost no barrier) while the other warps apply reflector i to
-// the columns after. T's Gram products come in parallel at the end and one
-// warp runs its recurrence: lane r owns row r of T, which only it reads.
+// the columns after, 8 lanes a column. T comes at the end: the Gram
+// products a lane each, then xLARFT's recurrence on blocks of 16 and their
+// merges.
+// Blocks of 32 reflectors: at P = 100, 1948 reflectors took 4.3 ms in
+// blocks of 32 against 5.3 in blocks of 64 (H100, kernels alone). Until
+// 2026-11-26 a warp reduced each dot product of the trailing columns and
+// of T's Gram products, one warp ran T's whole recurrence, and the norm
+// always took xNRM2's two passes: 8.2 ms in blocks of 32, 11.1 in blocks
+// of 64 (the default then); delcols 16384 x 4096, P = 100, spent 12.6 of
+// its 19 ms there (bench/results/update-*).
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    panel_qr(T *a, idx lda, idx h, idx nr, idx p, T *v, idx ldv, T *t, idx ldt, T *gw) {
+    panel_qr(T *a, idx lda, int h, int nr, int p, T *v, idx ldv, T *t, idx ldt, T *gw) {
   extern __shared__ unsigned char smem_raw[];
   // st: T in the upper triangle (tau on the diagonal); below it, the Gram
   // products G(j, i) = v_j^T v_i (j < i) stored at (i, j).
   __shared__ T st[kMaxNb * kMaxNb];
+  __shared__ T sw[kMaxNb * kMaxNb / 4];  // T's merges: W, at most nr^2 / 4 entries
+  const int ldw = gw ? h : panel_ld(h);
   T *w = gw ? gw : reinterpret_cast<T *>(smem_raw);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  for (idx e = threadIdx.x; e < h * nr; e += blockDim.x) w[e] = a[e % h + (e / h) * lda];
+  for (int j = warp; j < nr; j += warps)
+    for (int r = lane; r < h; r += 32) w[r + j * ldw] = a[r + j * lda];
   __syncthreads();
 
-  auto tail0 = [&](idx i) { return i + 1; };
-  auto tail1 = [&](idx i) { return min(i + p + 1, h); };
+  auto tail1 = [&](int i) { return min(i + p + 1, h); };  // the tail is rows i+1 .. tail1(i)-1
   const T safmin = Lim<T>::safmin();
+  // A sum of squares at least this large lost nothing that matters to
+  // underflow (each square that underflowed is below the smallest normal,
+  // at most h eps^2 of it).
+  const T trusted = safmin / Lim<T>::eps();
   // Reflector i from column i, by one warp: LAPACK's xLARFG (a tiny beta
-  // rescales the column first); tau goes to T's diagonal.
-  auto form = [&](idx i) {
-    T *wi = w + i * h;
-    const idx t0 = tail0(i), t1 = tail1(i);
-    T alpha = wi[i], tau = 0;
-    T xnorm = warp_tail_norm(wi, t0, t1);
+  // rescales the column first); tau goes to T's diagonal. |beta| in one
+  // pass where the sums of squares are finite and not tiny, else by
+  // xNRM2's scaled two passes and xLAPY2.
+  auto form = [&](int i) {
+    T *wi = w + i * ldw;
+    const int t0 = i + 1, t1 = tail1(i);
+    T alpha = wi[i], tau = 0, ssq = 0;
+    for (int r = t0 + lane; r < t1; r += 32) ssq += wi[r] * wi[r];
+    ssq = warp_sum(ssq);
+    const T s2 = alpha * alpha + ssq;
+    const bool fast = ssq >= trusted && s2 <= Lim<T>::huge();  // false for NaN
+    T xnorm = fast ? T(1) : warp_tail_norm(wi, t0, t1);
     if (xnorm != 0) {
-      T beta = -copysign(lapy2(alpha, xnorm), alpha);
+      T beta = -copysign(fast ? sqrt(s2) : lapy2(alpha, xnorm), alpha);
       int rescaled = 0;
       while (fabs(beta) < safmin && rescaled < 20) {
         const T rs = T(1) / safmin;
         __syncwarp();
-        for (idx r = t0 + lane; r < t1; r += 32) wi[r] *= rs;
+        for (int r = t0 + lane; r < t1; r += 32) wi[r] *= rs;
         __syncwarp();
         alpha *= rs;
         ++rescaled;
@@ -172,78 +200,122 @@ __global__ void __launch_bounds__(kThreads)
       tau = (beta - alpha) / beta;
       const T scal = T(1) / (alpha - beta);
       __syncwarp();
-      for (idx r = t0 + lane; r < t1; r += 32) wi[r] *= scal;
+      for (int r = t0 + lane; r < t1; r += 32) wi[r] *= scal;
       for (int k = 0; k < rescaled; ++k) beta *= safmin;
       if (lane == 0) wi[i] = beta;
     }
     if (lane == 0) st[i + i * kMaxNb] = tau;
   };
-  // H_i from the left on column j, by one warp.
-  auto apply = [&](idx i, idx j, T tau) {
-    const T *wi = w + i * h;
-    T *wj = w + j * h;
-    const idx t0 = tail0(i), t1 = tail1(i);
+  // H_i from the left on column j by a group of g lanes (g divides 32;
+  // gl = lane in group), every lane of the warp in the shuffles; on = the
+  // group has a column. Every lane reads the head before lane 0 of its group
+  // rewrites it: the shuffles do not order shared-memory accesses
+  // (racecheck flags them), a warp barrier does.
+  auto apply = [&](int i, int j, bool on, int g, int gl, T tau) {
+    const T *wi = w + i * ldw;
+    T *wj = w + (on ? j : i) * ldw;
+    const int t0 = i + 1, t1 = tail1(i);
     T s = 0;
-    for (idx r = t0 + lane; r < t1; r += 32) s += wi[r] * wj[r];
-    const T head = wj[i];
-    s = tau * (warp_sum(s) + head);
-    // Every lane has read head before lane 0 rewrites it: the shuffles do
-    // not order shared-memory accesses (racecheck flags them), a warp
-    // barrier does.
+    if (on)
+      for (int r = t0 + gl; r < t1; r += g) s += wi[r] * wj[r];
+    for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    const T head = on ? wj[i] : T(0);
     __syncwarp();
-    if (lane == 0) wj[i] = head - s;
-    for (idx r = t0 + lane; r < t1; r += 32) wj[r] -= s * wi[r];
+    if (!on) return;
+    const T sj = tau * (s + head);
+    if (gl == 0) wj[i] = head - sj;
+    for (int r = t0 + gl; r < t1; r += g) wj[r] -= sj * wi[r];
   };
 
+  // Warp 0 carries the critical path: reflector i on column i+1 (the whole
+  // warp), then reflector i+1. The other warps take columns i+2.. in groups
+  // of 8 lanes, four columns a warp at once (a tail of about P rows).
+  constexpr int kGroup = 8, kPerWarp = 32 / kGroup;
   if (warp == 0 && nr > 0) form(0);
   __syncthreads();
-  for (idx i = 0; i < nr; ++i) {
+  for (int i = 0; i < nr; ++i) {
     const T tau = st[i + i * kMaxNb];
     if (warp == 0) {
       if (i + 1 < nr) {
-        if (tau != 0) apply(i, i + 1, tau);
+        if (tau != 0) apply(i, i + 1, true, 32, lane, tau);
         __syncwarp();
         form(i + 1);
       }
     } else if (tau != 0) {
-      for (idx j = i + 2 + (warp - 1); j < nr; j += warps - 1) apply(i, j, tau);
+      const int g = lane / kGroup, gl = lane % kGroup;
+      for (int jb = i + 2 + (warp - 1) * kPerWarp; jb < nr; jb += (warps - 1) * kPerWarp)
+        apply(i, jb + g, jb + g < nr, kGroup, gl, tau);
     }
     __syncthreads();
   }
 
-  // T as xLARFT: T(0:i-1, i) = -tau_i * T(0:i-1, 0:i-1) * G(0:i-1, i), where
-  // G(j, i) = v_j^T v_i = v_j(i) + V(i+1:, j)^T V(i+1:, i) (v_i(i) = 1, and
-  // v_j is zero above j). A warp per product.
-  for (idx k = warp; k < nr * nr; k += warps) {
-    const idx j = k % nr, i = k / nr;
-    if (j >= i) continue;
-    const T *wj = w + j * h, *wi = w + i * h;
-    T s = 0;
-    for (idx r = i + 1 + lane; r < h; r += 32) s += wj[r] * wi[r];
-    s = warp_sum(s);
-    if (lane == 0) st[i + j * kMaxNb] = s + wj[i];
+  // T as xLARFT. The Gram products G(i, k) = v_k^T v_i (k < i) =
+  // v_k(i) + V(i+1:, k)^T V(i+1:, i) (v_i(i) = 1, v_i zero above i, v_k
+  // zero below its tail): a warp per k and 32 consecutive i, a lane per
+  // product, four partial sums in flight.
+  const int chunks = (nr + 31) / 32;
+  for (int task = warp; task < nr * chunks; task += warps) {
+    const int k = task / chunks, i = (task % chunks) * 32 + lane, r1 = tail1(k);
+    if (i <= k || i >= nr) continue;
+    const T *wk = w + k * ldw, *wi = w + i * ldw;
+    T g[4] = {i < r1 ? wk[i] : T(0), T(0), T(0), T(0)};
+    int r = i + 1;
+    for (; r + 3 < r1; r += 4)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) g[q] += wk[r + q] * wi[r + q];
+    for (; r < r1; ++r) g[0] += wk[r] * wi[r];
+    st[i + k * kMaxNb] = (g[0] + g[1]) + (g[2] + g[3]);
   }
   __syncthreads();
-  if (warp == 0)
-    for (idx i = 1; i < nr; ++i) {
-      const T tau_i = st[i + i * kMaxNb];
-      for (idx r = lane; r < i; r += 32) {
-        T s = 0;
-        for (idx l = r; l < i; ++l) s += st[r + l * kMaxNb] * st[i + l * kMaxNb];
-        st[r + i * kMaxNb] = -tau_i * s;
-      }
+  // Then T by blocks of kLeaf reflectors, xLARFT's recursive form: each
+  // diagonal block by the recurrence T(r, i) = -tau_i sum_{k=r}^{i-1}
+  // T(r, k) G(i, k) (a thread per row r; rows are independent), then
+  // neighbouring blocks A, B merge: T_AB = -T_AA (V_A^T V_B) T_BB, through
+  // W = (V_A^T V_B) T_BB in sw. (One warp ran the whole recurrence until
+  // 2026-11-26: 105k cycles for a block of 64; a block of 32 now takes 10k
+  // for this part and 14k for the Gram products, H100.)
+  constexpr int kLeaf = 16;
+  if (int(threadIdx.x) < nr) {
+    const int r = threadIdx.x, b1 = min((r / kLeaf + 1) * kLeaf, nr);
+    for (int i = r + 1; i < b1; ++i) {
+      T sum = 0;
+      for (int k = r; k < i; ++k) sum += st[r + k * kMaxNb] * st[i + k * kMaxNb];
+      st[r + i * kMaxNb] = -st[i + i * kMaxNb] * sum;
     }
-  __syncthreads();
-
-  for (idx e = threadIdx.x; e < nr * nr; e += blockDim.x) {
-    const idx r = e % nr, j = e / nr;
-    t[r + j * ldt] = r <= j ? st[r + j * kMaxNb] : T(0);
   }
-  for (idx e = threadIdx.x; e < h * nr; e += blockDim.x) {
-    const idx r = e % h, j = e / h;
-    const T x = w[e];
-    a[r + j * lda] = r <= j ? x : T(0);
-    v[r + j * ldv] = r == j ? T(1) : r > j ? x : T(0);
+  __syncthreads();
+  for (int half = kLeaf; half < nr; half *= 2) {
+    // W(k, i) = sum_{l = B0..i} G(l, k) T(l, i), k in A, i in B, at
+    // sw[offset of the pair + (k - A0) + (i - B0) * half].
+    const int pairs = (nr + 2 * half - 1) / (2 * half);
+    for (int e = threadIdx.x; e < pairs * half * half; e += blockDim.x) {
+      const int q = e / (half * half), kk = e % half, ii = (e / half) % half;
+      const int a0 = q * 2 * half, b0 = a0 + half, k = a0 + kk, i = b0 + ii;
+      if (i >= nr) continue;
+      T sum = 0;
+      for (int l = b0; l <= i; ++l) sum += st[l + k * kMaxNb] * st[l + i * kMaxNb];
+      sw[e] = sum;
+    }
+    __syncthreads();
+    // T(r, i) = -sum_{k = r..A1-1} T(r, k) W(k, i), r in A, i in B.
+    for (int e = threadIdx.x; e < pairs * half * half; e += blockDim.x) {
+      const int q = e / (half * half), rr = e % half, ii = (e / half) % half;
+      const int a0 = q * 2 * half, b0 = a0 + half, r = a0 + rr, i = b0 + ii;
+      if (i >= nr) continue;
+      T sum = 0;
+      for (int k = r; k < b0; ++k) sum += st[r + k * kMaxNb] * sw[q * half * half + (k - a0) + ii * half];
+      st[r + i * kMaxNb] = -sum;
+    }
+    __syncthreads();
+  }
+
+  for (int j = warp; j < nr; j += warps) {
+    for (int r = lane; r < nr; r += 32) t[r + j * ldt] = r <= j ? st[r + j * kMaxNb] : T(0);
+    for (int r = lane; r < h; r += 32) {
+      const T x = w[r + j * ldw];
+      a[r + j * lda] = r <= j ? x : T(0);
+      v[r + j * ldv] = r == j ? T(1) : r > j ? x : T(0);
+    }
   }
 }
 
@@ -451,6 +523,13 @@ template <class T> class Update {
       for (idx c = 0; c < n; ++c) bs.push_back({h + c * ldh, r0, r1});
     clear(c_.upload_copies, bs);
   }
+  // Rows c+1..m-1 of h's columns c = c0..c1-1 (below the diagonal) become
+  // zeros, likewise.
+  void clear_below_diagonal(T *h, idx ldh, idx c0, idx c1, idx m) {
+    std::vector<Below> bs;
+    for (idx c = c0; c < c1 && c + 1 < m; ++c) bs.push_back({h + c * ldh, c + 1, m});
+    clear(c_.upload_copies, bs);
+  }
 
   // Staged output must leave the download slots free for stream_rows
   // (the staged pieces start at the upload slots, which are idle by then).
@@ -589,17 +668,13 @@ template <class T> bool panel(Update<T> &u, T *a, idx lda, idx h, idx nr, idx p,
   std::call_once(once, [] {
     cudaFuncSetAttribute(panel_qr<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPanelSmem));
   });
-  const std::size_t bytes = std::size_t(h) * nr * sizeof(T);
+  const std::size_t bytes = std::size_t(panel_ld(int(h))) * nr * sizeof(T);
   const bool shared = bytes <= kPanelSmem;
-  panel_qr<T><<<1, kThreads, shared ? bytes : 0, u.c_.compute_stream>>>(a, lda, h, nr, p, v, ldv, t, ldt,
-                                                                          shared ? nullptr : gw);
+  panel_qr<T><<<1, kThreads, shared ? bytes : 0, u.c_.compute_stream>>>(a, lda, int(h), int(nr), int(p), v, ldv, t,
+                                                                          ldt, shared ? nullptr : gw);
   return u.launched();
 }
 
-// Reflectors per block: 64 where the panel fits in shared memory, else 32.
-template <class T> idx block_size(idx p) {
-  return std::size_t(kMaxNb + p) * kMaxNb * sizeof(T) <= kPanelSmem ? kMaxNb : 32;
-}
 
 // The reflectors of a QR done on the device, copied to the host before any
 // result reaches the caller: Q's columns col0..col0+order-1 are multiplied
@@ -707,7 +782,7 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
   // The region: new columns j0..nn-1 (old j0+p..n-1), rows j0..rend-1; new
   // column c holds rows up to c+p on entry, up to c on exit.
   const idx hr = rend - j0, wc = nn - j0, nref = cend - j0;
-  const idx nb = block_size<T>(p), ldv = std::min(nb + p, hr), ldd = (hr + 31) / 32 * 32;
+  const idx nb = kMaxNb, ldv = std::min(nb + p, hr), ldd = (hr + 31) / 32 * 32;
   auto rows_in = [&](idx c) { return std::min(c - j0 + p + 1, hr); };   // by new column
   auto rows_out = [&](idx c) { return std::min(c - j0 + 1, hr); };
   const std::vector<Piece> up = pieces(j0, j0 + p, wc, sizeof(T), [&](idx c) { return rows_in(c - p); });
@@ -719,7 +794,7 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
     const std::size_t qelems = wantq ? std::size_t(m) * hr : 0;
     if (!u.reserve(std::size_t(ldd) * wc + qelems,
                    std::size_t(ldv) * nb + std::size_t(nb) * nb + std::size_t(nb) * std::max(wc, wantq ? m : 0) +
-                       (std::size_t(ldv) * nb * sizeof(T) > kPanelSmem ? std::size_t(ldv) * nb : 0)))
+                       (std::size_t(panel_ld(int(ldv))) * nb * sizeof(T) > kPanelSmem ? std::size_t(ldv) * nb : 0)))
       return {false, 0, u.why(), 0};
     T *dR = u.take_matrix(std::size_t(ldd) * wc), *dQ = wantq ? u.take_matrix(qelems) : nullptr;
     T *dV = u.take_work(std::size_t(ldv) * nb), *dT = u.take_work(std::size_t(nb) * nb);
@@ -731,55 +806,83 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
       return {false, 0, u.why(), 0};
     u.mark("uploaded");
-    zero_below<T><<<grid_cols(hr, wc), 256, 0, c.compute_stream>>>(dR, ldd, hr, wc, p);
-    if (!u.launched()) return {false, 0, u.why(), 0};
+    // The host's share runs on its own thread (driving the upload copy
+    // threads) while this one queues the device's work, which takes about
+    // 3 ms of launches at P = 100: rows below the diagonal of the new
+    // columns become zeros
+    // (rows no update reads: for an upper trapezoidal R they are zero
+    // already, so they are read first), and rows 0..j0-1 of the columns
+    // after the gap move left by p (row slices in parallel, each in
+    // increasing column order so that a column is read before it is
+    // overwritten). If the GPU then fails, the move is undone (the deleted
+    // columns' rows stay lost: the CPU does not read them) and the CPU
+    // redoes the update from the input. Both waited for the device's
+    // success until 2026-11-26: 3.1 and 1.3 ms of the 19 ms of delcols
+    // 16384 x 4096, P = 100 (H200). Started only after the launches, the
+    // share made that call 11.8-15.0 ms against 8.3-15.3 (H100, one call,
+    // a noisy host; bench/results/update-*).
+    const idx slices = std::min<idx>(c.upload_copies.threads(), std::max<idx>(1, j0 / 256));
+    auto move_top = [&](bool back) {
+      if (j0 > 0)
+        c.upload_copies.run(int(slices), [&](int s) {
+          const idx r0 = j0 * s / slices;
+          const std::size_t bytes = std::size_t(j0 * (s + 1) / slices - r0) * sizeof(T);
+          if (!back)
+            for (idx col = j0; col < nn; ++col) std::memmove(r + r0 + col * ldr, r + r0 + (col + p) * ldr, bytes);
+          else
+            for (idx col = nn - 1; col >= j0; --col) std::memmove(r + r0 + (col + p) * ldr, r + r0 + col * ldr, bytes);
+        });
+    };
+    std::thread share([&] {
+      u.clear_below_diagonal(r, ldr, j0, nn, m);
+      move_top(false);
+    });
+    // The device's work, then the results' way back, queued.
     const T one(1), zero(0), minus(-1);
-    for (idx k0 = 0; k0 < nref; k0 += nb) {
-      const idx nr = std::min(nb, nref - k0), h = std::min(nr + p, hr - k0), nc = wc - k0 - nr;
-      T *blk = dR + k0 + k0 * ldd;
-      if (!panel(u, blk, ldd, h, nr, p, dV, ldv, dT, nb, gw)) return {false, 0, u.why(), 0};
-      if (nc > 0) {
-        T *cc = blk + nr * ldd;
-        if (!u.check(blas::gemm(c.blas, blas::op_c<T>(), CUBLAS_OP_N, nr, nc, h, one, dV, ldv, cc, ldd, zero, dY, nb),
-                     Point::kernel) ||
-            !u.check(blas::trmm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT,
-                                nr, nc, one, dT, nb, dY, nb, dY, nb),
-                     Point::kernel) ||
-            !u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, h, nc, nr, minus, dV, ldv, dY, nb, one, cc, ldd),
-                     Point::kernel))
-          return {false, 0, u.why(), 0};
+    auto queue = [&] {
+      zero_below<T><<<grid_cols(hr, wc), 256, 0, c.compute_stream>>>(dR, ldd, hr, wc, p);
+      if (!u.launched()) return false;
+      for (idx k0 = 0; k0 < nref; k0 += nb) {
+        const idx nr = std::min(nb, nref - k0), h = std::min(nr + p, hr - k0), nc = wc - k0 - nr;
+        T *blk = dR + k0 + k0 * ldd;
+        if (!panel(u, blk, ldd, h, nr, p, dV, ldv, dT, nb, gw)) return false;
+        if (nc > 0) {
+          T *cc = blk + nr * ldd;
+          if (!u.check(blas::gemm(c.blas, blas::op_c<T>(), CUBLAS_OP_N, nr, nc, h, one, dV, ldv, cc, ldd, zero, dY, nb),
+                       Point::kernel) ||
+              !u.check(blas::trmm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(),
+                                  CUBLAS_DIAG_NON_UNIT, nr, nc, one, dT, nb, dY, nb, dY, nb),
+                       Point::kernel) ||
+              !u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, h, nc, nr, minus, dV, ldv, dY, nb, one, cc, ldd),
+                       Point::kernel))
+            return false;
+        }
+        if (wantq) {  // Q(:, k0:k0+h-1) <- Q(:, ...) * (I - V*T*V^T)
+          T *qb = dQ + k0 * m;
+          if (!u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, nr, h, one, qb, m, dV, ldv, zero, dY, m),
+                       Point::kernel) ||
+              !u.check(blas::trmm(c.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                                  m, nr, one, dT, nb, dY, m, dY, m),
+                       Point::kernel) ||
+              !u.check(blas::gemm(c.blas, CUBLAS_OP_N, blas::op_c<T>(), m, h, nr, minus, dY, m, dV, ldv, one, qb, m),
+                       Point::kernel))
+            return false;
+        }
       }
-      if (wantq) {  // Q(:, k0:k0+h-1) <- Q(:, ...) * (I - V*T*V^T)
-        T *qb = dQ + k0 * m;
-        if (!u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, nr, h, one, qb, m, dV, ldv, zero, dY, m),
-                     Point::kernel) ||
-            !u.check(blas::trmm(c.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m,
-                                nr, one, dT, nb, dY, m, dY, m),
-                     Point::kernel) ||
-            !u.check(blas::gemm(c.blas, CUBLAS_OP_N, blas::op_c<T>(), m, h, nr, minus, dY, m, dV, ldv, one, qb, m),
-                     Point::kernel))
-          return {false, 0, u.why(), 0};
-      }
-    }
-    u.mark("factored", true);
-    cudaEvent_t done = c.download_slots[0].dma_done;
-    if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
-        !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
-        !u.download(down, dR, ldd, j0, j0, r, ldr, m) || (wantq && !u.download(qpieces, dQ, m, 0, j0, q, ldq, 0)) ||
-        !u.land())
+      cudaEvent_t done = c.download_slots[0].dma_done;
+      return u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) &&
+             u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) &&
+             u.download(down, dR, ldd, j0, j0, r, ldr, 0) && (!wantq || u.download(qpieces, dQ, m, 0, j0, q, ldq, 0));
+    };
+    const bool queued = queue();
+    u.mark("queued");
+    share.join();
+    u.mark("host's share done");
+    if (!queued || !u.land()) {
+      move_top(true);
       return {false, 0, u.why(), 0};
+    }
     u.mark("downloaded");
-    // Success on the device: rows 0..j0-1 of the columns after the gap move
-    // left by p (row slices in parallel, each in increasing column order so
-    // that a column is read before it is overwritten), then the results land.
-    const idx slices = std::min<idx>(c.download_copies.threads(), std::max<idx>(1, j0 / 256));
-    if (j0 > 0)
-      c.download_copies.run(int(slices), [&](int s) {
-        const idx r0 = j0 * s / slices, r1 = j0 * (s + 1) / slices;
-        for (idx col = j0; col < nn; ++col)
-          std::memmove(r + r0 + col * ldr, r + r0 + (col + p) * ldr, std::size_t(r1 - r0) * sizeof(T));
-      });
-    u.mark("rows above moved");
     u.finish();
     u.mark("landed");
     u.print_marks("qrupd_delcols");
