@@ -1,18 +1,42 @@
 // The compact-WY block reflector on the device, LAPACK's xLARFT (forward,
-// columnwise) and xLARFB with cuBLAS level 3, shared by the routines that
-// apply or form Q (qr_apply.cu) and the QR updates (qrupd_gpu.cu). S runs
+// columnwise) and xLARFB with cuBLAS level 3, and xORGQR's block built on
+// them, shared by the routines that apply or form Q (qr_apply.cu,
+// qr_one_trip.cu) and the QR updates (qrupd_gpu.cu). S runs
 // the steps on its context's compute stream: check(status, point) and
 // launched() record the first failure (or injected fault) and make every
-// later step a no-op returning false; c_ is the context.
+// later step a no-op returning false; c_ is the context (DeviceSteps).
 #pragma once
 
 #include "cuda/blas.cuh"
 #include "cuda/context.hpp"
 #include "cuda/qr_kernels.cuh"
 #include "host/common.hpp"
+#include "host/config.hpp"
 #include "host/fault.hpp"
 
 namespace hqr::gpu {
+
+// The steps' bookkeeping: the first failure (or injected fault) makes every
+// later step a no-op returning false.
+struct DeviceSteps {
+  Context &c_;
+  bool failed_ = false;
+  explicit DeviceSteps(Context &c) : c_(c) {}
+  bool failed() const { return failed_; }
+  template <class St> bool check(St status, fault::Point p) {
+    if (failed_) return false;
+    if (!ok(status) || fault::hit(p)) failed_ = true;
+    return !failed_;
+  }
+  bool launched() { return check(cudaGetLastError(), fault::Point::kernel); }
+};
+
+// The block size for applying and forming Q: HQR_NB, else 256 (the hybrid
+// geqrf's for the sizes where the GPU serves these routines).
+inline lint apply_block(lint k) {
+  const int nb = config::nb();
+  return std::max<lint>(1, std::min<lint>(nb > 0 ? nb : 256, std::max<lint>(k, 1)));
+}
 
 // V (mk-by-kb, the unit lower trapezoid of a, its unit triangle written
 // out so that plain gemms do the work) into v, and T (kb-by-kb, leading
@@ -59,6 +83,30 @@ bool apply_block_reflector(S &s, bool left, bool conj, lint rows, lint cols, lin
                             ldt, w, ldw, w, ldw),
                  k) &&
          s.check(blas::gemm(h, CUBLAS_OP_N, blas::op_c<T>(), rows, cols, kb, T(-1), w, ldw, v, ldv, T(1), c, ldc), k);
+}
+
+// xORGQR's block of reflectors k0..k0+kb-1, the blocks last first, in place
+// in the m-by-n a (lda) as LAPACK's: columns k0+kb.. (already Q's of the
+// later blocks) are multiplied by Q_p, then the block's own columns become
+// Q_p's, E - V (T V1**H) with E = [0; I; 0], zeros above. Scratch: v (m - k0
+// by kb, ldv), t, g and e (nb by nb), w (kb by n - k0 - kb, ld nb).
+template <class T, class S>
+bool orgqr_block(S &s, lint m, lint n, lint k0, lint kb, T *a, lint lda, const T *tau, T *v, lint ldv, T *t, T *g,
+                 T *e, lint nb, T *w) {
+  const lint mk = m - k0, c0 = k0 + kb;
+  T *akk = a + k0 + std::size_t(k0) * lda;
+  cudaStream_t st = s.c_.compute_stream;
+  if (!block_t(s, mk, kb, akk, lda, v, ldv, tau, t, nb, g) ||
+      !apply_block_reflector(s, true, false, mk, n - c0, kb, v, ldv, t, nb, akk + std::size_t(kb) * lda, lda, w, nb) ||
+      !s.check(blas::gemm(s.c_.blas, CUBLAS_OP_N, blas::op_c<T>(), kb, kb, kb, T(1), t, nb, v, ldv, T(0), e, nb),
+               fault::Point::kernel) ||
+      !s.check(blas::gemm(s.c_.blas, CUBLAS_OP_N, CUBLAS_OP_N, mk, kb, kb, T(-1), v, ldv, e, nb, T(0), akk, lda),
+               fault::Point::kernel))
+    return false;
+  add_identity<<<grid_for(kb), 256, 0, st>>>(kb, dv(akk), lda);
+  return s.launched() && (k0 == 0 || s.check(cudaMemset2DAsync(a + std::size_t(k0) * lda, lda * sizeof(T), 0,
+                                                               k0 * sizeof(T), kb, st),
+                                             fault::Point::kernel));
 }
 
 }  // namespace hqr::gpu

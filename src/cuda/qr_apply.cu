@@ -52,10 +52,10 @@ std::size_t round_up(std::size_t b) { return (b + 255) / 256 * 256; }
 
 // The steps the three routines share, on the context's compute stream; any
 // failure (or an injected fault) makes every later step a no-op returning
-// false.
-template <class T> class QrSteps {
+// false (DeviceSteps, block_reflector.cuh).
+template <class T> class QrSteps : public DeviceSteps {
  public:
-  explicit QrSteps(Context &c) : c_(c) {}
+  explicit QrSteps(Context &c) : DeviceSteps(c) {}
   // Every stream drained, so that no queued step outlives the call (the next
   // one may reallocate the buffers); errors here were reported already.
   ~QrSteps() {
@@ -63,14 +63,6 @@ template <class T> class QrSteps {
     if (ready_) cudaEventDestroy(ready_);
     if (failed_) (void)cudaGetLastError();
   }
-  bool failed() const { return failed_; }
-
-  template <class S> bool check(S status, Point p) {
-    if (failed_) return false;
-    if (!ok(status) || fault::hit(p)) failed_ = true;
-    return !failed_;
-  }
-  bool launched() { return check(cudaGetLastError(), Point::kernel); }
   bool init() { return check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), Point::sync); }
 
   // host (m-by-n, leading dimension ldh) -> device, through the upload
@@ -213,10 +205,7 @@ template <class T> class QrSteps {
 
   bool finish() { return check(cudaStreamSynchronize(c_.compute_stream), Point::sync); }
 
-  Context &c_;
-
  private:
-  bool failed_ = false;
   int slot_ = 0;
   cudaEvent_t ready_ = nullptr;
 };
@@ -231,13 +220,6 @@ struct Carve {
     return p;
   }
 };
-
-// The block size for applying and forming Q: HQR_NB, else 256 (the hybrid
-// geqrf's for the sizes where the GPU serves these routines).
-lint apply_block(lint k) {
-  const int nb = config::nb();
-  return std::max<lint>(1, std::min<lint>(nb > 0 ? nb : 256, std::max<lint>(k, 1)));
-}
 
 template <class T> std::size_t t_bytes(lint nb) { return round_up(sizeof(T) * std::size_t(nb) * nb); }
 
@@ -556,21 +538,9 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
     fine = s.launched();
   }
   for (lint p = npanels - 1; p >= 0 && fine; --p) {
-    const lint k0 = p * nb, kb = std::min(nb, k - k0), mk = m - k0, c0 = k0 + kb;
-    fine = s.put(a + k0 + std::size_t(k0) * lda, lda, mk, kb, at(k0, k0), ldd) &&
-           block_t(s, mk, kb, at(k0, k0), ldd, dV, ldd, dtau + k0, dT, nb, dG) &&
-           apply_block_reflector(s, true, false, mk, n - c0, kb, dV, ldd, dT, nb, at(k0, c0), ldd, dW, nb) &&
-           // the block's own columns: E - V (T V1**H), then zeros above
-           s.check(blas::gemm(ctx->blas, CUBLAS_OP_N, blas::op_c<T>(), kb, kb, kb, T(1), dT, nb, dV, ldd, T(0), dE, nb),
-                   Point::kernel) &&
-           s.check(blas::gemm(ctx->blas, CUBLAS_OP_N, CUBLAS_OP_N, mk, kb, kb, T(-1), dV, ldd, dE, nb, T(0),
-                              at(k0, k0), ldd),
-                   Point::kernel);
-    if (!fine) break;
-    add_identity<<<grid_for(kb), 256, 0, ctx->compute_stream>>>(kb, dv(at(k0, k0)), ldd);
-    fine = s.launched() && (k0 == 0 || s.check(cudaMemset2DAsync(at(0, k0), ldd * sizeof(T), 0, k0 * sizeof(T), kb,
-                                                                 ctx->compute_stream),
-                                               Point::kernel));
+    const lint k0 = p * nb, kb = std::min(nb, k - k0);
+    fine = s.put(a + k0 + std::size_t(k0) * lda, lda, m - k0, kb, at(k0, k0), ldd) &&
+           orgqr_block(s, m, n, k0, kb, dA, ldd, dtau + k0, dV, ldd, dT, dG, dE, nb, dW);
   }
   const lint stored = fine ? s.get(dA, ldd, m, n, a, lda, false, true) : 0;
   if (!s.failed()) s.finish();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cuda/blas.cuh"
+#include "cuda/block_reflector.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/one_trip.cuh"
@@ -153,6 +154,8 @@ template <class T> bool unpack(Context &c, T *d, int64_t in_at, lint m, lint k, 
   return ok(cudaGetLastError());
 }
 
+inline std::size_t round256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
 template <class T> struct OrmqrOp {
   const char *name = "ormqr";
   bool left, trans;
@@ -181,9 +184,19 @@ template <class T> struct OrmqrOp {
   }
 };
 
+// xORGQR: hqr's blocks (orgqr_block, as the hybrid's) up to k = 1024,
+// cuSOLVER's orgqr/ungqr above. H100, hqr's time in ms, cuSOLVER's / hqr's
+// blocks, four runs each over two calls: k = 256 0.36-0.46 / 0.27-0.31, 512
+// 0.89-1.05 / 0.69-0.81, 1024 1.80-2.03 / 1.44-1.71 (on the device 1.33 /
+// 0.90); from 1536 on even (2048 3.22-3.74 / 3.36-3.48), and at 3072 the
+// blocks lost (5.79-6.20 / 6.46-6.72). For xORMQR they were no faster than
+// cuSOLVER's ormqr (512 0.72-1.06 / 0.78-0.79, 2048 3.47-3.53 / 4.26-4.36).
+// bench/results/qr-tuning-NVIDIA-H200-H100-2026-11-26.txt, item 9.
+constexpr lint kOwnOrgqr = 1024;
 template <class T> struct OrgqrOp {
   const char *name = "orgqr";
-  lint m, n, k;
+  lint m, n, k, nb = apply_block(k);
+  bool own = k <= kOwnOrgqr;
   Travel<T> in, out;
   int64_t in_at, out_at = 0, device_size;
   unsigned long long value = 0;
@@ -193,14 +206,42 @@ template <class T> struct OrgqrOp {
         out{{a, lda, m_, n_}}, in_at(int64_t(m_) * n_), device_size(in_at + in.size()) {}
   const char *why(int) const { return "orgqr failed on the device"; }
   T *tau(T *d) const { return d + in_at + in.start(1); }
+  // hqr's blocks' scratch: V (m by nb), T, G, E (nb by nb), W (nb by n).
+  std::size_t counts(int i) const {
+    const std::size_t b2 = std::size_t(nb) * nb, c[5] = {std::size_t(m) * nb, b2, b2, b2, std::size_t(nb) * n};
+    return c[i];
+  }
   bool init(Context &c, T *d, std::size_t *work_bytes) {
+    if (own) {
+      *work_bytes = 0;
+      for (int i = 0; i < 5; ++i) *work_bytes += round256(counts(i) * sizeof(T));
+      return true;
+    }
     const bool fine = ok(orgqr_work(c.solver, int(m), int(n), int(k), d, int(m), tau(d), &lwork));
     *work_bytes = std::size_t(lwork) * sizeof(T);
     return fine;
   }
   bool run(Context &c, T *d, void *work, Report *report) {
-    return unpack(c, d, in_at, m, k, n) &&
-           ok(orgqr(c.solver, int(m), int(n), int(k), d, int(m), tau(d), work, lwork, &report->info));
+    if (!unpack(c, d, in_at, m, k, n)) return false;
+    if (!own) return ok(orgqr(c.solver, int(m), int(n), int(k), d, int(m), tau(d), work, lwork, &report->info));
+    cudaStream_t st = c.compute_stream;
+    if (!ok(cudaMemsetAsync(&report->info, 0, sizeof(int), st))) return false;
+    if (k < n) {  // columns k..n-1 start as those of the identity
+      set_identity<<<grid_for(int64_t(m) * (n - k)), 256, 0, st>>>(m, n - k, k, dv(d + std::size_t(k) * m), m);
+      if (!ok(cudaGetLastError())) return false;
+    }
+    T *p[5];
+    char *at = static_cast<char *>(work);
+    for (int i = 0; i < 5; ++i) {
+      p[i] = reinterpret_cast<T *>(at);
+      at += round256(counts(i) * sizeof(T));
+    }
+    DeviceSteps s(c);
+    for (lint b = (k + nb - 1) / nb - 1; b >= 0; --b)
+      if (!orgqr_block(s, m, n, b * nb, std::min(nb, k - b * nb), d, m, tau(d) + b * nb, p[0], m, p[1], p[2], p[3],
+                       nb, p[4]))
+        return false;
+    return true;
   }
 };
 
