@@ -34,7 +34,10 @@
 // large for the staging (2 GiB at M = 16384), is the exception: it streams
 // into the caller's array by rows once R is staged and the reflectors are
 // on the host, and if that fails the CPU applies them to the rows left (a
-// row of the new Q depends only on the same row of the old one).
+// row of the new Q depends only on the same row of the old one). delcols'
+// host steps are the other: while the device works they zero R below the
+// new columns' diagonal (which no update reads) and shift the rows above J,
+// and a failing GPU shifts those back before the CPU redoes the update.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
