@@ -85,6 +85,15 @@ bool apply_block_reflector(S &s, bool left, bool conj, lint rows, lint cols, lin
          s.check(blas::gemm(h, CUBLAS_OP_N, blas::op_c<T>(), rows, cols, kb, T(-1), w, ldw, v, ldv, T(1), c, ldc), k);
 }
 
+// xORGQR's start: columns k..n-1 of the m-by-n a (lda) become those of the
+// identity, which the blocks then multiply.
+template <class T, class S> bool orgqr_start(S &s, lint m, lint n, lint k, T *a, lint lda) {
+  if (k >= n) return true;
+  set_identity<<<grid_for(int64_t(m) * (n - k)), 256, 0, s.c_.compute_stream>>>(m, n - k, k,
+                                                                                   dv(a + std::size_t(k) * lda), lda);
+  return s.launched();
+}
+
 // xORGQR's block of reflectors k0..k0+kb-1, the blocks last first, in place
 // in the m-by-n a (lda) as LAPACK's: columns k0+kb.. (already Q's of the
 // later blocks) are multiplied by Q_p, then the block's own columns become

@@ -532,11 +532,7 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
   auto at = [&](lint i, lint j) { return dA + i + std::size_t(j) * ldd; };
 
   QrSteps<T> s(*ctx);
-  bool fine = s.init() && s.put(tau, 1, 1, k, dtau, 1);
-  if (fine && k < n) {  // columns k..n-1 start as those of the identity
-    set_identity<<<grid_for(int64_t(m) * (n - k)), 256, 0, ctx->compute_stream>>>(m, n - k, k, dv(at(0, k)), ldd);
-    fine = s.launched();
-  }
+  bool fine = s.init() && s.put(tau, 1, 1, k, dtau, 1) && orgqr_start(s, m, n, k, dA, ldd);
   for (lint p = npanels - 1; p >= 0 && fine; --p) {
     const lint k0 = p * nb, kb = std::min(nb, k - k0);
     fine = s.put(a + k0 + std::size_t(k0) * lda, lda, m - k0, kb, at(k0, k0), ldd) &&

@@ -154,8 +154,6 @@ template <class T> bool unpack(Context &c, T *d, int64_t in_at, lint m, lint k, 
   return ok(cudaGetLastError());
 }
 
-inline std::size_t round256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 template <class T> struct OrmqrOp {
   const char *name = "ormqr";
   bool left, trans;
@@ -214,7 +212,7 @@ template <class T> struct OrgqrOp {
   bool init(Context &c, T *d, std::size_t *work_bytes) {
     if (own) {
       *work_bytes = 0;
-      for (int i = 0; i < 5; ++i) *work_bytes += round256(counts(i) * sizeof(T));
+      for (int i = 0; i < 5; ++i) *work_bytes += round_up(counts(i) * sizeof(T));
       return true;
     }
     const bool fine = ok(orgqr_work(c.solver, int(m), int(n), int(k), d, int(m), tau(d), &lwork));
@@ -224,19 +222,15 @@ template <class T> struct OrgqrOp {
   bool run(Context &c, T *d, void *work, Report *report) {
     if (!unpack(c, d, in_at, m, k, n)) return false;
     if (!own) return ok(orgqr(c.solver, int(m), int(n), int(k), d, int(m), tau(d), work, lwork, &report->info));
-    cudaStream_t st = c.compute_stream;
-    if (!ok(cudaMemsetAsync(&report->info, 0, sizeof(int), st))) return false;
-    if (k < n) {  // columns k..n-1 start as those of the identity
-      set_identity<<<grid_for(int64_t(m) * (n - k)), 256, 0, st>>>(m, n - k, k, dv(d + std::size_t(k) * m), m);
-      if (!ok(cudaGetLastError())) return false;
-    }
+    DeviceSteps s(c);
+    if (!ok(cudaMemsetAsync(&report->info, 0, sizeof(int), c.compute_stream)) || !orgqr_start(s, m, n, k, d, m))
+      return false;
     T *p[5];
     char *at = static_cast<char *>(work);
     for (int i = 0; i < 5; ++i) {
       p[i] = reinterpret_cast<T *>(at);
-      at += round256(counts(i) * sizeof(T));
+      at += round_up(counts(i) * sizeof(T));
     }
-    DeviceSteps s(c);
     for (lint b = (k + nb - 1) / nb - 1; b >= 0; --b)
       if (!orgqr_block(s, m, n, b * nb, std::min(nb, k - b * nb), d, m, tau(d) + b * nb, p[0], m, p[1], p[2], p[3],
                        nb, p[4]))

@@ -841,7 +841,6 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
       move_top(false);
     });
     // The device's work, then the results' way back, queued.
-    const T one(1), zero(0), minus(-1);
     auto queue = [&] {
       zero_below<T><<<grid_cols(hr, wc), 256, 0, c.compute_stream>>>(dR, ldd, hr, wc, p);
       if (!u.launched()) return false;
@@ -849,28 +848,11 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
         const idx nr = std::min(nb, nref - k0), h = std::min(nr + p, hr - k0), nc = wc - k0 - nr;
         T *blk = dR + k0 + k0 * ldd;
         if (!panel(u, blk, ldd, h, nr, p, dV, ldv, dT, nb, gw)) return false;
-        if (nc > 0) {
-          T *cc = blk + nr * ldd;
-          if (!u.check(blas::gemm(c.blas, blas::op_c<T>(), CUBLAS_OP_N, nr, nc, h, one, dV, ldv, cc, ldd, zero, dY, nb),
-                       Point::kernel) ||
-              !u.check(blas::trmm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(),
-                                  CUBLAS_DIAG_NON_UNIT, nr, nc, one, dT, nb, dY, nb, dY, nb),
-                       Point::kernel) ||
-              !u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, h, nc, nr, minus, dV, ldv, dY, nb, one, cc, ldd),
-                       Point::kernel))
-            return false;
-        }
-        if (wantq) {  // Q(:, k0:k0+h-1) <- Q(:, ...) * (I - V*T*V^T)
-          T *qb = dQ + k0 * m;
-          if (!u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, nr, h, one, qb, m, dV, ldv, zero, dY, m),
-                       Point::kernel) ||
-              !u.check(blas::trmm(c.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                                  m, nr, one, dT, nb, dY, m, dY, m),
-                       Point::kernel) ||
-              !u.check(blas::gemm(c.blas, CUBLAS_OP_N, blas::op_c<T>(), m, h, nr, minus, dY, m, dV, ldv, one, qb, m),
-                       Point::kernel))
-            return false;
-        }
+        // The band's trailing columns <- (I - V T V**H)**H * them; with
+        // JOBQ = 'U', Q(:, k0:k0+h-1) <- Q(:, ...) * (I - V T V**H).
+        if (!apply_block_reflector(u, true, true, h, nc, nr, dV, ldv, dT, nb, blk + nr * ldd, ldd, dY, nb) ||
+            (wantq && !apply_block_reflector(u, false, false, m, h, nr, dV, ldv, dT, nb, dQ + k0 * m, m, dY, m)))
+          return false;
       }
       cudaEvent_t done = c.download_slots[0].dma_done;
       return u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) &&
