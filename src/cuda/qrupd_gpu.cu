@@ -542,14 +542,21 @@ template <class T> class Update {
 
   // Device rows -> the caller's rows (nrows-by-ncols, d at the first row
   // and column of the block, likewise h), blocks of rows in increasing
-  // order through the download slots: the DMA of block b+kSlots is issued
-  // once block b has been copied out. Returns how many leading rows of h
-  // hold their result (all of them unless a step failed; a failure never
-  // leaves a row half-written, and the rows after the count untouched).
+  // order, each in up to kSlots / 2 tiles of columns through the download
+  // slots: a block is copied out once all its tiles have landed (so that a
+  // failure never leaves a row half-written) while the next block's DMAs
+  // run. Returns how many leading rows of h hold their result (all of them
+  // unless a step failed; the rows after the count are untouched).
   // Rows, not columns: a row of Q's result depends only on the same row of
   // the input, so the CPU can finish the rows that did not come back.
   // With `from_end`, the blocks go from the last row up, and the count is
   // of trailing rows.
+  // Blocks as tall as that allows, up to kBlockRows (HQR_NB if set): the host writes each
+  // column's rows of a tile as one segment into the caller's column-major
+  // array, and short segments cost a page walk and a few cache lines each.
+  // Blocks of one slot (169 rows of Q's 12388 columns, until 2026-11-26)
+  // took Q out at 34 GB/s; the host alone copied 1352-byte segments at 25
+  // GB/s, 5408-byte ones at 48 (16 threads, H100 host).
   // `produce`, if given, queues on the compute stream the work that makes
   // rows r0..r1-1 of d final (produce(r0, r1)); it is called for groups of
   // at least kGroupRows rows, one group ahead of the downloads, so that the
@@ -557,24 +564,27 @@ template <class T> class Update {
   // DMAs wait for its own work only. (Groups of 768 rows, six slots' worth
   // at M = 16384, made the products' gemms too thin to fill the GPU: adding
   // 100 columns at J = 1 took 0.19 s instead of 0.18.)
-  static constexpr idx kGroupRows = 4096;
+  static constexpr idx kGroupRows = 4096, kBlockRows = 1024;
   using Producer = std::function<bool(idx, idx)>;
   idx stream_rows(const T *d, idx ldd, T *h, idx ldh, idx nrows, idx ncols, bool from_end = false,
                   const Producer &produce = nullptr) {
     if (nrows <= 0 || ncols <= 0) return nrows > 0 ? nrows : 0;
-    const idx per = std::max<idx>(1, idx(Context::kSlotBytes / (std::size_t(ncols) * sizeof(T))));
-    if (std::size_t(ncols) * sizeof(T) > Context::kSlotBytes) {  // a row larger than a slot: never in practice
+    const std::size_t row_bytes = std::size_t(ncols) * sizeof(T), half = Context::kSlots / 2 * Context::kSlotBytes;
+    if (row_bytes > half) {  // never in practice
       failed_ = true;
-      why_ = "a row of Q larger than a staging slot";
+      why_ = "a row of Q larger than the staging";
       return 0;
     }
-    const idx blocks = (nrows + per - 1) / per;
-    auto slot = [&](idx b) -> StagingSlot & { return c_.download_slots[b % Context::kSlots]; };
+    const int nb = config::nb();  // HQR_NB: tests take several blocks at small orders
+    const idx per = std::min({nrows, nb > 0 ? idx(nb) : kBlockRows, idx(half / row_bytes)});  // rows a block
+    const idx tc = std::min(ncols, idx(Context::kSlotBytes / (std::size_t(per) * sizeof(T))));  // columns a tile
+    const idx tiles_per = (ncols + tc - 1) / tc, blocks = (nrows + per - 1) / per, tiles = blocks * tiles_per;
+    auto slot = [&](idx t) -> StagingSlot & { return c_.download_slots[t % Context::kSlots]; };
     // Block b's first row: from the top, or from the end (the last block,
     // at the top, takes what is left).
     auto first = [&](idx b) { return from_end ? std::max<idx>(0, nrows - (b + 1) * per) : b * per; };
     auto rows = [&](idx b) { return from_end ? nrows - b * per - first(b) : std::min(per, nrows - b * per); };
-    const idx group = std::max<idx>(Context::kSlots, (kGroupRows + per - 1) / per);  // blocks
+    const idx group = std::max<idx>(1, kGroupRows / per);  // blocks
     const idx groups = (blocks + group - 1) / group;
     auto make = [&](idx g) {  // group g's rows, then its event
       const idx b0 = g * group, b1 = std::min(blocks, b0 + group) - 1;
@@ -586,37 +596,38 @@ template <class T> class Update {
         if (!e && !check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), Point::sync)) return 0;
       if (!make(0)) return 0;
     }
-    auto issue = [&](idx b) {
-      StagingSlot &s = slot(b);
-      if (produce && b % group == 0) {
+    // Tile t: block t / tiles_per, columns c0(t) .. c0(t) + cols(t) - 1.
+    auto c0 = [&](idx t) { return (t % tiles_per) * tc; };
+    auto cols = [&](idx t) { return std::min(tc, ncols - c0(t)); };
+    auto issue = [&](idx t) {
+      StagingSlot &s = slot(t);
+      const idx b = t / tiles_per;
+      if (produce && t % tiles_per == 0 && b % group == 0) {
         const idx g = b / group;
         if (!check(cudaStreamWaitEvent(c_.download_stream, produced_[g % 2], 0), Point::sync) ||
             (g + 1 < groups && !make(g + 1)))
           return false;
       }
-      return check(cudaMemcpy2DAsync(s.host, rows(b) * sizeof(T), d + first(b), ldd * sizeof(T), rows(b) * sizeof(T),
-                                     ncols, cudaMemcpyDeviceToHost, c_.download_stream),
+      return check(cudaMemcpy2DAsync(s.host, rows(b) * sizeof(T), d + first(b) + c0(t) * ldd, ldd * sizeof(T),
+                                     rows(b) * sizeof(T), cols(t), cudaMemcpyDeviceToHost, c_.download_stream),
                    Point::copy) &&
              check(cudaEventRecord(s.dma_done, c_.download_stream), Point::copy);
     };
     idx issued = 0;
-    for (; issued < std::min<idx>(blocks, Context::kSlots); ++issued)
-      if (!issue(issued)) {
-        cudaStreamSynchronize(c_.download_stream);
-        (void)cudaGetLastError();
-        return 0;
-      }
-    idx done = nrows;
+    bool issuing = true;
+    for (; issued < std::min<idx>(tiles, Context::kSlots) && issuing; ++issued) issuing = issue(issued);
+    idx done = 0;
     for (idx b = 0; b < blocks; ++b) {
-      if (!check(cudaEventSynchronize(slot(b).dma_done), Point::sync)) {
-        done = b * per;
-        break;
+      const idx t0 = b * tiles_per, t1 = t0 + tiles_per;
+      bool landed = issued >= t1;
+      for (idx t = t0; t < t1 && landed; ++t) landed = check(cudaEventSynchronize(slot(t).dma_done), Point::sync);
+      if (!landed) break;
+      for (idx t = t0; t < t1; ++t) {
+        copy_block(c_.download_copies, sizeof(T), rows(b), cols(t), slot(t).host, rows(b),
+                   h + first(b) + c0(t) * ldh, ldh);
+        if (issuing && issued < tiles) issuing = issue(issued++);
       }
-      copy_block(c_.download_copies, sizeof(T), rows(b), ncols, slot(b).host, rows(b), h + first(b), ldh);
-      if (issued < blocks && !issue(issued++)) {
-        done = std::min(nrows, (b + 1) * per);
-        break;
-      }
+      done += rows(b);
     }
     if (done < nrows) {  // no DMA may still land in a slot when the next call takes it
       cudaStreamSynchronize(c_.download_stream);
