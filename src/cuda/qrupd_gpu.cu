@@ -519,22 +519,23 @@ template <class T> class Update {
     clear(c_.download_copies, bs);
   }
   // Rows c+1..m-1 of h's columns c = c0..c1-1 (below the diagonal) become
-  // zeros, as in finish(), on the upload copy threads (idle while the
-  // device computes).
-  void clear_below_diagonal(T *h, idx ldh, idx c0, idx c1, idx m) {
+  // zeros, as in finish(), on the pool's threads (by default the upload
+  // copy threads, idle while the device computes).
+  void clear_below_diagonal(T *h, idx ldh, idx c0, idx c1, idx m, CopyPool *pool = nullptr) {
     std::vector<Below> bs;
     for (idx c = c0; c < c1 && c + 1 < m; ++c) bs.push_back({h + c * ldh, c + 1, m});
-    clear(c_.upload_copies, bs);
+    clear(pool ? *pool : c_.upload_copies, bs);
   }
   // The same on a thread of its own, once the uploads are done: R's rows
   // below the diagonal are read by neither path, so they can become zeros
   // while the device works and Q streams out, rather than after R lands
-  // (0.5 GB read at M = 16384: 7 ms of addcols at J = 1 and of delrows until
-  // 2026-11-26, H100). Joined by wait() or on leaving the scope.
+  // (0.5 GB read at M = 16384: 7 ms of addcols at J = 1, of delrows and of
+  // addrows with Q until 2026-11-26, H100). Joined by wait() or on leaving
+  // the scope.
   class Clearing {
    public:
-    Clearing(Update &u, T *h, idx ldh, idx c0, idx c1, idx m)
-        : t_([&u, h, ldh, c0, c1, m] { u.clear_below_diagonal(h, ldh, c0, c1, m); }) {}
+    Clearing(Update &u, T *h, idx ldh, idx c0, idx c1, idx m, CopyPool *pool = nullptr)
+        : t_([&u, h, ldh, c0, c1, m, pool] { u.clear_below_diagonal(h, ldh, c0, c1, m, pool); }) {}
     ~Clearing() { wait(); }
     void wait() {
       if (t_.joinable()) t_.join();
@@ -1264,6 +1265,9 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
       return {false, 0, u.why(), 0};
     u.mark("uploaded");
+    // On the download copy threads, idle until Q streams out (the upload
+    // copy threads move Q's columns meanwhile).
+    typename Update<T>::Clearing clearing(u, r, ldr, 0, n, mp, &c.download_copies);
     // E: rows j0..j0+p-1 of Q's columns and columns k..k+p-1 of Qe; R's
     // rows below its diagonal (not uploaded) zero.
     unit_cross<T><<<grid_cols(p, k), 256, 0, c.compute_stream>>>(dQ + j0, mp, p, k, j0, k, j0, 0);
@@ -1287,13 +1291,15 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
       cudaEvent_t done = c.download_slots[0].dma_done;
       ran = u.launched() && u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) &&
             u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) &&
-            u.download(rout, dZ, ldz, 0, 0, r, ldr, mp) && u.land();
+            u.download(rout, dZ, ldz, 0, 0, r, ldr, 0) && u.land();
     }
     if (!ran) {
       if (moved) move_columns(c.upload_copies, q, ldq, m, k, p, j0, false);
       return {false, 0, u.why(), 0};
     }
     u.mark("factored");
+    clearing.wait();
+    u.mark("cleared");
     const idx tail = u.stream_rows(dQ, mp, q, ldq, mp, kp, true);
     u.mark("Q streamed");
     const char *why = nullptr;
