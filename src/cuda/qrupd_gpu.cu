@@ -480,8 +480,8 @@ template <class T> class Update {
   // arrays are written only by finish(), once every transfer has landed.
   struct Out {
     Piece pc;
-    T *host;  // the caller's array (ld) and the rows below the piece to zero
-    idx ld, zero_to;
+    T *host;  // the caller's array (ld)
+    idx ld;
     const T *staged;
   };
   static std::size_t staged_elems(const std::vector<Piece> &ps) {
@@ -490,7 +490,7 @@ template <class T> class Update {
     return e;
   }
   bool fits(std::size_t elems) const { return elems * sizeof(T) <= c_.staging_memory.size(); }
-  bool download(const std::vector<Piece> &ps, const T *d, idx ldd, idx dr0, idx dc0, T *h, idx ldh, idx zero_to) {
+  bool download(const std::vector<Piece> &ps, const T *d, idx ldd, idx dr0, idx dc0, T *h, idx ldh) {
     T *base = static_cast<T *>(c_.staging_memory.get());
     for (const Piece &pc : ps) {
       if (!check(cudaMemcpy2DAsync(base + staged_, pc.m * sizeof(T), d + (pc.r0 - dr0) + (pc.c0 - dc0) * ldd,
@@ -498,29 +498,23 @@ template <class T> class Update {
                                    c_.download_stream),
                  Point::copy))
         return false;
-      outs_.push_back({pc, h, ldh, zero_to, base + staged_});
+      outs_.push_back({pc, h, ldh, base + staged_});
       staged_ += std::size_t(pc.m) * pc.n;
     }
     return true;
   }
-  // Every transfer in: now the caller's arrays take the results, and the
-  // rows of each column below its piece, down to zero_to, become zeros
-  // (read first: mostly they are zero already and stay untouched).
+  // Every transfer in: now the caller's arrays take the results.
   bool land() { return check(cudaStreamSynchronize(c_.download_stream), Point::sync); }
   void finish() {
     for (const Out &o : outs_)
       copy_block(c_.download_copies, sizeof(T), o.pc.m, o.pc.n, o.staged, o.pc.m, o.host + o.pc.r0 + o.pc.c0 * o.ld,
                  o.ld);
-    std::vector<Below> bs;
-    for (const Out &o : outs_)
-      if (o.zero_to > o.pc.r0 + o.pc.m)
-        for (idx c = o.pc.c0; c < o.pc.c0 + o.pc.n; ++c) bs.push_back({o.host + c * o.ld, o.pc.r0 + o.pc.m, o.zero_to});
     mark("copied out");
-    clear(c_.download_copies, bs);
   }
   // Rows c+1..m-1 of h's columns c = c0..c1-1 (below the diagonal) become
-  // zeros, as in finish(), on the pool's threads (by default the upload
-  // copy threads, idle while the device computes).
+  // zeros, each column's rows read first (mostly they are zero already and
+  // stay untouched), on the pool's threads (by default the upload copy
+  // threads, idle while the device computes).
   void clear_below_diagonal(T *h, idx ldh, idx c0, idx c1, idx m, CopyPool *pool = nullptr) {
     std::vector<Below> bs;
     for (idx c = c0; c < c1 && c + 1 < m; ++c) bs.push_back({h + c * ldh, c + 1, m});
@@ -553,18 +547,19 @@ template <class T> class Update {
 
   // Device rows -> the caller's rows (nrows-by-ncols, d at the first row
   // and column of the block, likewise h), blocks of rows in increasing
-  // order, each in up to kSlots / 2 tiles of columns through the download
-  // slots: a block is copied out once all its tiles have landed (so that a
-  // failure never leaves a row half-written) while the next block's DMAs
-  // run. Returns how many leading rows of h hold their result (all of them
+  // order, each in tiles of columns (a slot each; a block's tiles fill at
+  // most about half the slots) through the download slots: a block is
+  // copied out once all its tiles have landed (so that a failure never
+  // leaves a row half-written) while the next block's DMAs run. Returns how many leading rows of h hold their result (all of them
   // unless a step failed; the rows after the count are untouched).
   // Rows, not columns: a row of Q's result depends only on the same row of
   // the input, so the CPU can finish the rows that did not come back.
   // With `from_end`, the blocks go from the last row up, and the count is
   // of trailing rows.
-  // Blocks as tall as that allows, up to kBlockRows (HQR_NB if set): the host writes each
-  // column's rows of a tile as one segment into the caller's column-major
-  // array, and short segments cost a page walk and a few cache lines each.
+  // Blocks as tall as that allows, up to kBlockRows (HQR_NB if set): the
+  // host writes each column's rows of a tile as one segment into the
+  // caller's column-major array, and short segments cost a page walk and a
+  // few cache lines each.
   // Blocks of one slot (169 rows of Q's 12388 columns, until 2026-11-26)
   // took Q out at 34 GB/s; the host alone copied 1352-byte segments at 25
   // GB/s, 5408-byte ones at 48 (16 threads, H100 host).
@@ -879,7 +874,7 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
       cudaEvent_t done = c.download_slots[0].dma_done;
       return u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) &&
              u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) &&
-             u.download(down, dR, ldd, j0, j0, r, ldr, 0) && (!wantq || u.download(qpieces, dQ, m, 0, j0, q, ldq, 0));
+             u.download(down, dR, ldd, j0, j0, r, ldr) && (!wantq || u.download(qpieces, dQ, m, 0, j0, q, ldq));
     };
     const bool queued = queue();
     u.mark("queued");
@@ -934,16 +929,16 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
     // nothing left to clear after it (that took 1.5-2 ms of the 25 until
     // 2026-11-26, H100). Zeros are right there whatever comes next: the CPU
     // path, should the device fail, writes the same zeros.
-    std::thread clearing([&] { u.clear_below_diagonal(r, ldr, 0, n, m + p); });
+    typename Update<T>::Clearing clearing(u, r, ldr, 0, n, m + p);
     const bool factored = factor(u, kp, n, dZ, ldz, dtau);
-    clearing.join();
+    clearing.wait();
     if (!factored) return {false, 0, u.why(), 0};
     zero_below<T><<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dZ, ldz, kp, n, 0);
     u.mark("factored");
     cudaEvent_t done = c.download_slots[0].dma_done;
     if (!u.launched() || !u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
         !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
-        !u.download(rout, dZ, ldz, 0, 0, r, ldr, 0) || !u.land())
+        !u.download(rout, dZ, ldz, 0, 0, r, ldr) || !u.land())
       return {false, 0, u.why(), 0};
     u.mark("downloaded");
     u.finish();
@@ -1043,7 +1038,7 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
     cudaEvent_t done = c.download_slots[0].dma_done;
     if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
         !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
-        !u.download(rout, dR, ldd, 0, j0, r, ldr, 0) || !u.land())
+        !u.download(rout, dR, ldd, 0, j0, r, ldr) || !u.land())
       return {false, 0, u.why(), 0};
     u.mark("factored");
     // R is staged: from here on the update completes. Q's rows are
@@ -1154,7 +1149,7 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
     T *dRn = dZ + p + p * ldz;  // the new R: Z's rows p.., columns p..
     if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
         !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
-        (n > 0 && !u.download(rout, dRn, ldz, 0, 0, r, ldr, 0)) || !u.land())
+        (n > 0 && !u.download(rout, dRn, ldz, 0, 0, r, ldr)) || !u.land())
       return {false, 0, u.why(), 0};
     u.mark("factored");
     // R is staged. The new Q: rows 0..j0-1 and j0+p..m-1 of Q*G, columns
@@ -1291,7 +1286,7 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
       cudaEvent_t done = c.download_slots[0].dma_done;
       ran = u.launched() && u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) &&
             u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) &&
-            u.download(rout, dZ, ldz, 0, 0, r, ldr, 0) && u.land();
+            u.download(rout, dZ, ldz, 0, 0, r, ldr) && u.land();
     }
     if (!ran) {
       if (moved) move_columns(c.upload_copies, q, ldq, m, k, p, j0, false);
