@@ -550,8 +550,9 @@ template <class T> class Update {
   // order, each in tiles of columns (a slot each; a block's tiles fill at
   // most about half the slots) through the download slots: a block is
   // copied out once all its tiles have landed (so that a failure never
-  // leaves a row half-written) while the next block's DMAs run. Returns how many leading rows of h hold their result (all of them
-  // unless a step failed; the rows after the count are untouched).
+  // leaves a row half-written) while the next block's DMAs run. Returns how
+  // many leading rows of h hold their result (all of them unless a step
+  // failed; the rows after the count are untouched).
   // Rows, not columns: a row of Q's result depends only on the same row of
   // the input, so the CPU can finish the rows that did not come back.
   // With `from_end`, the blocks go from the last row up, and the count is
