@@ -109,18 +109,12 @@ lint edge_pieces() {
 
 enum class Op { trtri, lauum, potri };
 
-// Splits a rectangle into pieces of whole columns (or whole rows) that fit
-// one staging slot, in order.
-enum class Cut { columns, rows };
-std::vector<Rect> chunks(const Rect &r, std::size_t elem, Cut cut) {
+// Splits a rectangle into pieces of whole columns that fit one staging
+// slot, in order.
+std::vector<Rect> chunks(const Rect &r, std::size_t elem) {
   std::vector<Rect> out;
-  if (cut == Cut::columns) {
-    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(r.m) * elem)));
-    for (lint j = 0; j < r.n; j += per) out.push_back({r.r0, r.c0 + j, r.m, std::min(per, r.n - j)});
-  } else {
-    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(r.n) * elem)));
-    for (lint i = 0; i < r.m; i += per) out.push_back({r.r0 + i, r.c0, std::min(per, r.m - i), r.n});
-  }
+  const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(r.m) * elem)));
+  for (lint j = 0; j < r.n; j += per) out.push_back({r.r0, r.c0 + j, r.m, std::min(per, r.n - j)});
   return out;
 }
 
@@ -240,16 +234,19 @@ template <class T> class HybridInverse {
 
   // HQR_VERBOSE=2: where the time went (host clock from the call's start;
   // the GPU phases from the compute stream's first command; for lauum the
-  // first GPU phase is the wait for the uploads).
+  // first GPU phase is the wait for the uploads). The download thread's
+  // time: waiting for results to be queued as final, waiting for their DMAs
+  // (which includes the GPU's work on them), storing them.
   void report() {
     float inverse = 0, product = 0;
     cudaEventElapsedTime(&inverse, phase_ev_[0], phase_ev_[1]);
     cudaEventElapsedTime(&product, phase_ev_[1], phase_ev_[2]);
     std::fprintf(stderr,
                  "hqr: inverse n=%ld nb=%ld leaf=%ld phases (s): uploads done %.4f, diagonal blocks done %.4f, "
-                 "queued %.4f, gpu inverse %.4f + product %.4f, stores done %.4f\n",
+                 "queued %.4f, gpu inverse %.4f + product %.4f, stores done %.4f; download thread: waited "
+                 "%.4f for results, %.4f for DMAs, stored %.4f\n",
                  long(n_), long(nb_), long(leaf_), uploads_done_, diagonals_done_, queued_, inverse * 1e-3,
-                 product * 1e-3, since_start());
+                 product * 1e-3, since_start(), final_wait_, dma_wait_, storing_);
   }
 
   T *dev(lint i, lint j) const { return dA_ + i + std::size_t(j) * ldda_; }
@@ -271,7 +268,7 @@ template <class T> class HybridInverse {
   }
   // The direction in which results become final, which Result::resume
   // counts: columns for trtri and for 'L', rows for lauum and potri 'U'.
-  Cut final_cut() const { return op_ == Op::trtri || !upper_ ? Cut::columns : Cut::rows; }
+  bool final_rows() const { return op_ != Op::trtri && upper_; }
   // Block at position k of the upload and inverse order.
   lint in_order(lint k) const { return reverse_ ? np_ - 1 - k : k; }
 
@@ -299,7 +296,7 @@ template <class T> class HybridInverse {
     int slot = 0;
     for (lint k = 0; k < np_; ++k) {
       const lint b = in_order(k);
-      for (const Rect &r : chunks(upper_ ? in_slab(b) : out_slab(b), sizeof(T), Cut::columns)) {
+      for (const Rect &r : chunks(upper_ ? in_slab(b) : out_slab(b), sizeof(T))) {
         StagingSlot &s = c_.upload_slots[slot++ % Context::kSlots];
         if (!check(Point::sync, cudaEventSynchronize(s.dma_done))) return;
         copy_block(c_.upload_copies, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, s.host, r.m);
@@ -316,71 +313,119 @@ template <class T> class HybridInverse {
 
   // ---- download -------------------------------------------------------------
 
-  // Device -> pinned slot -> caller, each slab once final (in-slabs for
-  // trtri 'U', out-slabs otherwise), in the order they turn final (position
-  // k: block k, or np-1-k for trtri 'L'). DMAs run up to kSlots pieces ahead
-  // of the host copies.
+  // Device -> pinned slots -> caller, results once final, in the order they
+  // turn final. Final columns (trtri, and lauum and potri 'L') leave slab by
+  // slab (in-slabs for trtri 'U', out-slabs otherwise; position k: block k,
+  // or np-1-k for trtri 'L'), in pieces of whole columns. Final rows
+  // (lauum and potri 'U') leave in groups of as many final rows as half the
+  // slots hold, each group in tiles of columns, stored once all its tiles
+  // have landed, so that a row is never half-written (Result::resume).
+  // In the caller's column-major array a group of rows is one short segment
+  // per column, and short segments store slowly: groups of one slot (128
+  // rows at n = 16384, 1 KiB a column) were stored at 25-30 GB/s, whole
+  // columns at 60-70 (HQR_VERBOSE=2's download times, H100 host). Groups of
+  // up to 384 rows with streaming stores took dpotri 'U' 16384 from
+  // 0.127-0.130 s to 0.108-0.113 and dlauum 'U' from 0.086-0.092 to 0.078
+  // (same machine; bench/results/inverse-tuning-NVIDIA-H100-2026-11-26.txt).
+  // DMAs run up to kSlots pieces ahead of the host copies.
   void download() {
     if (!on_device()) return;
-    struct Pending {
-      Rect r;
-      StagingSlot *s;
+    struct Unit {
+      std::vector<Rect> pieces;
+      int first_slot;
+      lint stored;  // stored_ once this unit is in the caller's array
     };
-    std::deque<Pending> pending;
-    int slot = 0;
+    std::deque<Unit> pending;
+    int next_slot = 0, in_use = 0;
+    auto slot = [&](int i) -> StagingSlot & { return c_.download_slots[i % Context::kSlots]; };
     auto drain_one = [&] {
-      const Pending q = pending.front();
+      const Unit u = std::move(pending.front());
       pending.pop_front();
-      if (check(Point::sync, cudaEventSynchronize(q.s->dma_done))) store(q.r, static_cast<const T *>(q.s->host));
+      const clk::time_point t0 = clk::now();
+      for (std::size_t i = 0; i < u.pieces.size(); ++i)
+        if (!check(Point::sync, cudaEventSynchronize(slot(u.first_slot + int(i)).dma_done))) return false;
+      const clk::time_point t1 = clk::now();
+      for (std::size_t i = 0; i < u.pieces.size(); ++i)
+        store(u.pieces[i], static_cast<const T *>(slot(u.first_slot + int(i)).host));
+      stored_ = u.stored;
+      in_use -= int(u.pieces.size());
+      dma_wait_ += std::chrono::duration<double>(t1 - t0).count();
+      storing_ += std::chrono::duration<double>(clk::now() - t1).count();
+      return true;
     };
-    lint waited = -1;  // the last final event the download stream waits for
-    for (lint k = 0; k < np_; ++k) {
-      if (!board_.wait([&] { return final_ > k; })) return;
-      if (final_of_[k] != waited) {
-        waited = final_of_[k];
-        if (!check(Point::sync, cudaStreamWaitEvent(c_.download_stream, final_ev_[waited], 0))) return;
-      }
-      const lint b = final_reverse_ ? np_ - 1 - k : k;
-      std::vector<Rect> pieces = chunks(op_ == Op::trtri && upper_ ? in_slab(b) : out_slab(b), sizeof(T), final_cut());
-      if (final_reverse_) std::reverse(pieces.begin(), pieces.end());
-      for (const Rect &r : pieces) {
-        if (pending.size() == std::size_t(Context::kSlots)) drain_one();
-        StagingSlot &s = c_.download_slots[slot++ % Context::kSlots];
+    auto send = [&](std::vector<Rect> pieces, lint stored) {
+      while (in_use + int(pieces.size()) > Context::kSlots)
+        if (!drain_one()) return false;
+      for (std::size_t i = 0; i < pieces.size(); ++i) {
+        const Rect &r = pieces[i];
+        StagingSlot &s = slot(next_slot + int(i));
         if (!check(Point::copy, cudaMemcpy2DAsync(s.host, r.m * sizeof(T), dev(r.r0, r.c0), ldda_ * sizeof(T),
                                                   r.m * sizeof(T), r.n, cudaMemcpyDeviceToHost, c_.download_stream)) ||
             !check(Point::sync, cudaEventRecord(s.dma_done, c_.download_stream)))
+          return false;
+      }
+      in_use += int(pieces.size());
+      pending.push_back({std::move(pieces), next_slot, stored});
+      next_slot += int(pending.back().pieces.size());
+      return true;
+    };
+    // Waits until position k is final; the count of final positions, or -1
+    // when the call failed.
+    auto wait_final = [&](lint k) {
+      lint count = 0;
+      const clk::time_point t0 = clk::now();
+      if (!board_.wait([&] { return (count = final_) > k; })) return lint(-1);
+      final_wait_ += std::chrono::duration<double>(clk::now() - t0).count();
+      return count;
+    };
+    lint waited = -1;  // the last final event the download stream waits for
+    auto follow = [&](lint p) {  // the download stream waits for position p's final event
+      if (final_of_[p] == waited) return true;
+      waited = final_of_[p];
+      return check(Point::sync, cudaStreamWaitEvent(c_.download_stream, final_ev_[waited], 0));
+    };
+    if (final_rows()) {
+      const std::size_t half = Context::kSlots / 2 * Context::kSlotBytes;
+      for (lint row = 0; row < n_;) {
+        const lint count = wait_final(row / nb_);
+        if (count < 0) return;
+        const lint rows = std::max<lint>(
+            1, std::min<lint>(end_of(count) - row, lint(half / (std::size_t(n_ - row) * sizeof(T)))));
+        if (!follow((row + rows - 1) / nb_) || !send(chunks({row, row, rows, n_ - row}, sizeof(T)), row + rows))
           return;
-        pending.push_back({r, &s});
+        row += rows;
+      }
+    } else {
+      for (lint k = 0; k < np_; ++k) {
+        if (wait_final(k) < 0 || !follow(k)) return;
+        const lint b = final_reverse_ ? np_ - 1 - k : k;
+        std::vector<Rect> pieces = chunks(op_ == Op::trtri && upper_ ? in_slab(b) : out_slab(b), sizeof(T));
+        if (final_reverse_) std::reverse(pieces.begin(), pieces.end());
+        for (const Rect &r : pieces)
+          if (!send({r}, final_reverse_ ? n_ - r.c0 : r.c0 + r.n)) return;
       }
     }
-    while (!pending.empty() && !board_.failed()) drain_one();
+    while (!pending.empty())
+      if (!drain_one()) return;
   }
 
-  // Pinned -> caller: piece r of a slab, only the elements of the
-  // referenced triangle (without the diagonal for a unit trtri). Whole
-  // columns go with streaming stores, as potrf's: the caller will not read
-  // them soon. Pieces of rows (a few KiB per column) go with memcpy. Both
-  // measured on the H200, 16384: streaming stores took trtri and potri 'L'
-  // from 0.08-0.10 s and 0.117-0.128 s to 0.071-0.074 and 0.107-0.110, and
-  // made lauum 'U' slower (0.094 to 0.099-0.106).
+  // Pinned -> caller: piece r, only the elements of the referenced triangle
+  // (without the diagonal for a unit trtri), with streaming stores, as
+  // potrf's: the caller will not read them soon. Measured on the H200, 16384:
+  // they took trtri and potri 'L' from 0.08-0.10 s and 0.117-0.128 s to
+  // 0.071-0.074 and 0.107-0.110.
   void store(const Rect &r, const T *staged) {
     const lint skip = op_ == Op::trtri && unit_ ? 1 : 0;
-    const bool stream = final_cut() == Cut::columns;
     for_pieces(c_.download_copies, r.n, [&](lint j0, lint j1) {
       for (lint jj = j0; jj < j1; ++jj) {
         const lint j = r.c0 + jj;
         const lint lo = upper_ ? r.r0 : std::max(r.r0, j + skip);
         const lint hi = upper_ ? std::min(r.r0 + r.m, j + 1 - skip) : r.r0 + r.m;
-        if (hi <= lo) continue;
-        const T *from = staged + (lo - r.r0) + std::size_t(jj) * r.m;
-        if (stream)
-          stream_copy(host(lo, j), from, std::size_t(hi - lo) * sizeof(T));
-        else
-          std::memcpy(host(lo, j), from, std::size_t(hi - lo) * sizeof(T));
+        if (hi > lo)
+          stream_copy(host(lo, j), staged + (lo - r.r0) + std::size_t(jj) * r.m, std::size_t(hi - lo) * sizeof(T));
       }
-      if (stream) store_fence();
+      store_fence();
     });
-    stored_ = final_reverse_ ? n_ - r.c0 : final_cut() == Cut::columns ? r.c0 + r.n : r.r0 + r.m;
   }
 
   // ---- diagonal blocks on the CPU -------------------------------------------
@@ -643,6 +688,7 @@ template <class T> class HybridInverse {
   lint stored_ = 0;             // download thread: columns or rows final in the caller's array (Result::resume)
   clk::time_point start_;
   double uploads_done_ = 0, diagonals_done_ = 0, queued_ = 0;  // HQR_VERBOSE=2
+  double final_wait_ = 0, dma_wait_ = 0, storing_ = 0;          // download thread, HQR_VERBOSE=2
 };
 
 // cuSOLVER's lauum and potri by element type (they have no 64-bit API),
