@@ -435,10 +435,11 @@ template <class T> class HybridInverse {
   // the upload order, from the caller's array (which nothing writes before
   // the block's leaf has used them) to the device workspace; first every
   // inverse, then every product, so that the inverse phase never waits for
-  // a product its leaves do not use. (One pass doing both, block by block,
-  // put the CPU on potri's critical path on the H100 host, where the copy
-  // threads share its cores: the GPU's inverse phase ended 0.024 s after
-  // the last diagonal block, 0.069-0.094 s into the call.)
+  // a product its leaves do not use. One pass doing both, block by block,
+  // put the CPU on potri's critical path (the copy threads share its
+  // cores): on an H100 host the GPU's inverse phase ended 0.024 s after the
+  // last diagonal block; two passes took dpotri 'L' 16384 from 0.105-0.111 s
+  // to 0.094. Eight workers instead of four were slower (0.099-0.105).
   void diagonals_on_cpu(int w) {
     try {
       if (!on_device()) return;
