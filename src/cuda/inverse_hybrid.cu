@@ -406,7 +406,7 @@ template <class T> class HybridInverse {
           if (!send({r}, final_reverse_ ? n_ - r.c0 : r.c0 + r.n)) return;
       }
     }
-    while (!pending.empty())
+    while (!pending.empty() && !board_.failed())
       if (!drain_one()) return;
   }
 
@@ -455,7 +455,7 @@ template <class T> class HybridInverse {
         for (lint p = w, i = 0; p < np_ && !board_.failed(); p += kDiagWorkers, ++i) {
           const lint k = in_order(p), j0 = first(k), jb = width(k);
           if (uploaded && !check(Point::sync, cudaEventSynchronize(uploaded))) return;
-          T *const mine = kept.data() + block * i;
+          T *const mine = kept.empty() ? nullptr : kept.data() + block * i;
           if (product && op_ == Op::potri)
             std::memcpy(h, mine, sizeof(T) * jb * jb);
           else
