@@ -85,8 +85,15 @@ using fault::Point;
 // these blocks (2 nb**3/3 flops each for potri) while the GPU runs; smaller
 // ones cost the GPU more launches, larger ones the CPU more time.
 constexpr lint kDefaultNb = 256;
-// CPU threads for the diagonal blocks (each with its own pinned block pair).
-constexpr int kDiagWorkers = 4;
+// CPU threads for the diagonal blocks (each with its own pinned block
+// pair): four for real types, where eight only slowed the copy threads
+// that share the cores (dpotri 'L' 16384 on an H100 host: 0.099-0.105 s
+// against 0.094); twelve for complex ones, whose blocks cost four times
+// the flops and set the pace: with four, zpotri 8192 ended when the CPU's
+// last block did. Twelve took zpotri 'L' 8192 from 0.126-0.136 s to 0.074,
+// ztrtri from 0.067-0.077 to 0.045-0.049 (one H100 machine;
+// bench/results/inverse-tuning-NVIDIA-H100-2026-11-26.txt).
+template <class T> constexpr int kDiagWorkers = is_complex<T> ? 12 : 4;
 // Triangles of at most this order go to cuBLAS's trmm/herk whole; larger
 // ones split in halves around a gemm. HQR_INV_LEAF overrides it (a tuning
 // knob for measurement).
@@ -180,7 +187,7 @@ template <class T> class HybridInverse {
     const int phases = (op_ == Op::potri) ? 2 : 1;
     if (fault::hit(Point::alloc) || !c_.matrix.reserve(sz * ldda_ * n_) ||
         !c_.workspace.reserve(sz * (std::size_t(ldda_) * leaf_ + diagonals * phases)) ||
-        !c_.panel.reserve(sz * 2 * block * kDiagWorkers))
+        !c_.panel.reserve(sz * 2 * block * kDiagWorkers<T>))
       return {false, 0, "GPU out of memory", 0};
     dA_ = static_cast<T *>(c_.matrix.get());
     dW_ = static_cast<T *>(c_.workspace.get());
@@ -194,11 +201,11 @@ template <class T> class HybridInverse {
       return finish({false, 0, "CUDA event", 0});
 
     std::vector<std::thread> threads;
-    threads.reserve(2 + kDiagWorkers);
+    threads.reserve(2 + kDiagWorkers<T>);
     try {
       threads.emplace_back([this] { upload(); });
       threads.emplace_back([this] { download(); });
-      for (int w = 0; w < std::min<lint>(kDiagWorkers, np_); ++w)
+      for (int w = 0; w < std::min<lint>(kDiagWorkers<T>, np_); ++w)
         threads.emplace_back([this, w] { diagonals_on_cpu(w); });
       compute();
     } catch (...) {  // a thread could not start: nothing may escape to the C caller
@@ -431,7 +438,7 @@ template <class T> class HybridInverse {
 
   // ---- diagonal blocks on the CPU -------------------------------------------
 
-  // Worker w: the diagonal blocks at positions w, w + kDiagWorkers, ... of
+  // Worker w: the diagonal blocks at positions w, w + kDiagWorkers<T>, ... of
   // the upload order, from the caller's array (which nothing writes before
   // the block's leaf has used them) to the device workspace; first every
   // inverse, then every product, so that the inverse phase never waits for
@@ -439,7 +446,7 @@ template <class T> class HybridInverse {
   // put the CPU on potri's critical path (the copy threads share its
   // cores): on an H100 host the GPU's inverse phase ended 0.024 s after the
   // last diagonal block; two passes took dpotri 'L' 16384 from 0.105-0.111 s
-  // to 0.094. Eight workers instead of four were slower (0.099-0.105).
+  // to 0.094.
   void diagonals_on_cpu(int w) {
     try {
       if (!on_device()) return;
@@ -447,12 +454,12 @@ template <class T> class HybridInverse {
       T *inv = static_cast<T *>(c_.panel.get()) + 2 * block * w, *lau = inv + block;
       std::vector<T> work(upper_ ? 0 : block);  // trti2 and lauu2 run 'L' on a transposed copy
       // potri: this worker's inverses, kept for the products.
-      std::vector<T> kept(op_ == Op::potri ? block * ((np_ - w + kDiagWorkers - 1) / kDiagWorkers) : 0);
+      std::vector<T> kept(op_ == Op::potri ? block * ((np_ - w + kDiagWorkers<T> - 1) / kDiagWorkers<T>) : 0);
       for (const bool product : {false, true}) {
         if (product ? !has_product() : !has_inverse()) continue;
         T *const h = product ? lau : inv;
         cudaEvent_t uploaded = nullptr;  // the last upload from h
-        for (lint p = w, i = 0; p < np_ && !board_.failed(); p += kDiagWorkers, ++i) {
+        for (lint p = w, i = 0; p < np_ && !board_.failed(); p += kDiagWorkers<T>, ++i) {
           const lint k = in_order(p), j0 = first(k), jb = width(k);
           if (uploaded && !check(Point::sync, cudaEventSynchronize(uploaded))) return;
           T *const mine = kept.empty() ? nullptr : kept.data() + block * i;
