@@ -40,17 +40,19 @@
 //   trtri 'L': after each node on the right edge (blocks k0..np), its
 //          out-slabs, from the last;
 //   lauum, potri: after each merge on the right edge (blocks km..np), the
-//          out-slabs of its left half, then the right edge's last leaf.
+//          out-slabs of its left half, then the right edge's last leaf
+//          ('U': those rows, in groups taller than a slab; see download()).
 // On those edges a merge's last product runs in pieces along the final
 // lines (by_pieces), each piece's slabs leaving while the next ones compute.
 //
 //   upload thread:    caller -> pinned slot (host copy pool) -> device
-//   CPU workers:      diagonal blocks -> pinned -> device workspace
+//   CPU workers:      diagonal blocks -> pinned -> device workspace (every
+//                     inverse first, then every product)
 //   calling thread:   queues the recursion on the compute stream
 //   download thread:  device -> pinned slot -> caller, referenced triangle only
 //
 // Stopping early (gpu.hpp, Result::resume): results are final where they are
-// stored, and the slabs are stored in pieces of whole columns or rows along
+// stored, and results are stored in pieces of whole columns or rows along
 // the order in which they become final, so the caller's array always holds
 // `resume` leading (trtri 'L': trailing) columns or rows of the result and
 // the input elsewhere.
