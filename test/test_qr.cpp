@@ -114,6 +114,11 @@ template <class T> void assert_lapack_reflectors(const Matrix<T> &qr, const std:
     const bool zero = t == 0.0;
     const bool ok = zero || (t.real() >= 1 - slack && t.real() <= 2 + slack && std::abs(t - 1.0) <= 1 + slack);
     if (!ok) fail_msg("%s: TAU(%zu) = (%g, %g) outside LAPACK's range", ctx.c_str(), i + 1, t.real(), t.imag());
+    // The last row's reflector (m <= n) has nothing below the diagonal:
+    // xLARFG of order 1 leaves tau = 0 where alpha is real, so always in
+    // real arithmetic.
+    if (!is_complex_v<T> && lint(i) == qr.m - 1 && !zero)
+      fail_msg("%s: TAU(%zu) = %g, LAPACK's is 0 (no entries below the diagonal)", ctx.c_str(), i + 1, t.real());
     if (is_complex_v<T> && std::imag(qr(lint(i), lint(i))) != 0)
       fail_msg("%s: R(%zu,%zu) is not real (LAPACK's R has a real diagonal)", ctx.c_str(), i + 1, i + 1);
   }

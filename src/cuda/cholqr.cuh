@@ -22,6 +22,10 @@ __device__ inline double re(float x) { return x; }
 __device__ inline double re(double x) { return x; }
 __device__ inline double re(cuFloatComplex x) { return x.x; }
 __device__ inline double re(cuDoubleComplex x) { return x.x; }
+__device__ inline double im(float) { return 0; }
+__device__ inline double im(double) { return 0; }
+__device__ inline double im(cuFloatComplex x) { return x.y; }
+__device__ inline double im(cuDoubleComplex x) { return x.y; }
 __device__ inline float mul(float a, float b) { return a * b; }
 __device__ inline double mul(double a, double b) { return a * b; }
 __device__ inline cuFloatComplex mul(cuFloatComplex a, cuFloatComplex b) { return cuCmulf(a, b); }
@@ -98,13 +102,15 @@ __global__ void cholqr_verdict(const int *info, const double *sumsq, double tol,
 // One block column (columns kb..kb+w-1, w <= 32) of the LU with signs of
 // the b-by-b a, in place: every block factors the diagonal block in shared
 // memory (u_kk = a_kk - s_k with s_k = -sign(re a_kk), sign[k] = s_k,
-// *pivot = max(*pivot, |a_kk|) as a non-negative double's bits);
+// *pivot = max(*pivot, |a_kk|) as a non-negative double's bits, for
+// columns kb + k < checked);
 // block 0 stores it, blocks 1..nblk turn the rows below into L (rows times
 // U**-1), the rest turn the columns to the right into U's rows (L**-1
 // times the columns). The trailing update is a gemm after this kernel.
 // One warp per block.
 template <class S>
-__global__ void signed_lu_columns(int b, int kb, int w, S *a, int64_t lda, double *sign, unsigned long long *pivot) {
+__global__ void signed_lu_columns(int b, int kb, int w, S *a, int64_t lda, double *sign, unsigned long long *pivot,
+                                  int checked) {
   __shared__ S d[32][33];
   const int lane = threadIdx.x;
   S *diag = a + kb + kb * lda;
@@ -116,7 +122,8 @@ __global__ void signed_lu_columns(int b, int kb, int w, S *a, int64_t lda, doubl
     __syncwarp();
     if (blockIdx.x == 0 && lane == k) {
       sign[kb + k] = s;
-      atomicMax(pivot, static_cast<unsigned long long>(__double_as_longlong(dev_abs(d[k][k]))));
+      if (kb + k < checked)
+        atomicMax(pivot, static_cast<unsigned long long>(__double_as_longlong(dev_abs(d[k][k]))));
     }
     if (lane == k) d[k][k] = sub(d[k][k], real_one(S(), s));
     __syncwarp();
@@ -196,6 +203,21 @@ __global__ void reconstructed_top(int b, const S *r, int ldr, const double *sign
       a[i + j * lda] = v[i + j * ldv] = l[i + j * ldl];
     }
   }
+}
+
+// A square panel's last column has no rows below its diagonal. There
+// LAPACK's xLARFG gives tau = 0 (H = I) where its alpha is real, and the
+// reconstruction tau = 2 (H = -1 on that row): then T's last column is
+// zeroed and the last sign flipped, so that R's last row keeps LAPACK's
+// sign. Where alpha is not real (complex), xLARFG's tau = 1 - s q (s the
+// sign, q the pivot before it) is the reconstruction's, and T stays.
+// t's diagonal holds tau; Im(tau) = -s Im(q). One block.
+template <class S> __global__ void drop_last_reflector(int b, S *t, int ldt, double *sign) {
+  const bool drop = im(t[(b - 1) + int64_t(b - 1) * ldt]) == 0;
+  __syncthreads();
+  if (!drop) return;
+  for (int i = threadIdx.x; i < b; i += blockDim.x) t[i + int64_t(b - 1) * ldt] = dev_zero(S());
+  if (threadIdx.x == 0) sign[b - 1] = -sign[b - 1];
 }
 
 }  // namespace

@@ -506,18 +506,23 @@ template <class T> class HybridGeqrf {
                Point::kernel))  // Z = the final Q's top block
       return false;
     phase(p, 9);
-    for (lint kb = 0; kb < b; kb += 32) {  // Z - S = L1 U, 32 columns at a time
+    // Z - S = L1 U, 32 columns at a time. A pivot of modulus near 1 is a
+    // column already reduced (to rounding): LAPACK's reflector there depends
+    // on whether the entries below the diagonal are exactly zero (tau = 0),
+    // so cuSOLVER's geqrf decides. A square panel's last column has no
+    // entries below (its pivot's modulus is 1, and every such panel went to
+    // cuSOLVER): it is not checked, and finish_cholqr gives it LAPACK's tau.
+    const int checked = int(mk > b ? b : b - 1);
+    for (lint kb = 0; kb < b; kb += 32) {
       const lint w = std::min<lint>(32, b - kb), rest = b - kb - w, nblk = (rest + 31) / 32;
-      signed_lu_columns<<<int(1 + 2 * nblk), 32, 0, s>>>(int(b), int(kb), int(w), dv(Z), nb_, dsign_, dpivot_);
+      signed_lu_columns<<<int(1 + 2 * nblk), 32, 0, s>>>(int(b), int(kb), int(w), dv(Z), nb_, dsign_, dpivot_,
+                                                         checked);
       if (!launched(Point::kernel) ||
           (rest > 0 && !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, w, T(-1), Z + kb + w + kb * nb_, nb_,
                                          Z + kb + (kb + w) * nb_, nb_, T(1), Z + kb + w + (kb + w) * nb_, nb_),
                               Point::kernel)))
         return false;
     }
-    // A pivot of modulus near 1 is a column already reduced (to rounding):
-    // LAPACK's reflector there depends on whether the entries below the
-    // diagonal are exactly zero (tau = 0), so cuSOLVER's geqrf decides.
     const double pivot_max = 1 - std::sqrt(double(std::numeric_limits<R>::epsilon()));
     phase(p, 10);
     // The kernel writes the verdict straight into pinned host memory: a
@@ -597,6 +602,10 @@ template <class T> class HybridGeqrf {
                           Z, nb_, Tm, nb_),
                Point::kernel))  // T = -U S L1**-H
       return false;
+    if (mk == b) {
+      drop_last_reflector<<<1, 256, 0, s>>>(int(b), dv(Tm), int(nb_), dsign_);
+      if (!launched(Point::kernel)) return false;
+    }
     phase(p, 14);
     reconstructed_top<<<grid_for(b * b), 256, 0, s>>>(int(b), dv(dR_), int(nb_), dsign_, dv(Tm), int(nb_), dv(Z),
                                                       nb_, dv(Q), ldda_, dv(dev(k0, k0)), ldda_, dv(dtau_ + k0));
