@@ -510,8 +510,9 @@ template <class T> class HybridGeqrf {
     // column already reduced (to rounding): LAPACK's reflector there depends
     // on whether the entries below the diagonal are exactly zero (tau = 0),
     // so cuSOLVER's geqrf decides. A square panel's last column has no
-    // entries below (its pivot's modulus is 1, and every such panel went to
-    // cuSOLVER): it is not checked, and finish_cholqr gives it LAPACK's tau.
+    // entries below, so its pivot's modulus is always 1: it is not checked
+    // (else every square matrix's last panel went to cuSOLVER), and
+    // finish_cholqr gives it LAPACK's tau.
     const int checked = int(mk > b ? b : b - 1);
     for (lint kb = 0; kb < b; kb += 32) {
       const lint w = std::min<lint>(32, b - kb), rest = b - kb - w, nblk = (rest + 31) / 32;
