@@ -99,80 +99,218 @@ __global__ void cholqr_verdict(const int *info, const double *sumsq, double tol,
   __threadfence_system();  // ok is in pinned host memory
 }
 
-// One block column (columns kb..kb+w-1, w <= 32) of the LU with signs of
-// the b-by-b a, in place: every block factors the diagonal block in shared
-// memory (u_kk = a_kk - s_k with s_k = -sign(re a_kk), sign[k] = s_k,
-// *pivot = max(*pivot, |a_kk|) as a non-negative double's bits, for
-// columns kb + k < checked);
-// block 0 stores it, blocks 1..nblk turn the rows below into L (rows times
-// U**-1), the rest turn the columns to the right into U's rows (L**-1
-// times the columns). The trailing update is a gemm after this kernel.
-// One warp per block.
+__device__ inline float shfl(float x, int lane) { return __shfl_sync(0xffffffffu, x, lane); }
+__device__ inline double shfl(double x, int lane) { return __shfl_sync(0xffffffffu, x, lane); }
+__device__ inline cuFloatComplex shfl(cuFloatComplex x, int lane) {
+  return make_cuFloatComplex(__shfl_sync(0xffffffffu, x.x, lane), __shfl_sync(0xffffffffu, x.y, lane));
+}
+__device__ inline cuDoubleComplex shfl(cuDoubleComplex x, int lane) {
+  return make_cuDoubleComplex(__shfl_sync(0xffffffffu, x.x, lane), __shfl_sync(0xffffffffu, x.y, lane));
+}
+
+// acc - a b in fused multiply-adds (four for complex types, where
+// sub(acc, mul(a, b)) takes six operations).
+__device__ inline float fms(float acc, float a, float b) { return fmaf(-a, b, acc); }
+__device__ inline double fms(double acc, double a, double b) { return fma(-a, b, acc); }
+__device__ inline cuFloatComplex fms(cuFloatComplex acc, cuFloatComplex a, cuFloatComplex b) {
+  return make_cuFloatComplex(fmaf(-a.x, b.x, fmaf(a.y, b.y, acc.x)), fmaf(-a.x, b.y, fmaf(-a.y, b.x, acc.y)));
+}
+__device__ inline cuDoubleComplex fms(cuDoubleComplex acc, cuDoubleComplex a, cuDoubleComplex b) {
+  return make_cuDoubleComplex(fma(-a.x, b.x, fma(a.y, b.y, acc.x)), fma(-a.x, b.y, fma(-a.y, b.x, acc.y)));
+}
+
+// signed_lu_step's tiles: 32 x 32 in shared memory, padded so that a warp
+// reading down a column or along a row meets no bank conflicts.
+template <class S> using Tile = S[32][33];
+constexpr int kLuThreads = 128;
+
+// Tiles t[i] = a(r0[i].., c0[i]..), i < n, zeros outside the b-by-b
+// matrix; eight elements a thread, lanes along columns. Every load is
+// issued before the first store, so that they overlap.
+template <class S, int N>
+__device__ inline void load_tiles(Tile<S> *const (&t)[N], const int (&r0)[N], const int (&c0)[N], int n, const S *a,
+                                  int64_t lda, int b) {
+  S v[N][8];
+#pragma unroll
+  for (int k = 0; k < N; ++k)
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const int e = threadIdx.x + kLuThreads * i, r = r0[k] + (e & 31), c = c0[k] + (e >> 5);
+      v[k][i] = k < n && r < b && c < b ? a[r + int64_t(c) * lda] : dev_zero(S());
+    }
+#pragma unroll
+  for (int k = 0; k < N; ++k)
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const int e = threadIdx.x + kLuThreads * i;
+      if (k < n) (*t[k])[e & 31][e >> 5] = v[k][i];
+    }
+}
+template <class S> __device__ inline void store_tile(const Tile<S> &t, S *a, int64_t lda, int rows, int cols) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int e = threadIdx.x + kLuThreads * i, r = e & 31, c = e >> 5;
+    if (r < rows && c < cols) a[r + int64_t(c) * lda] = t[r][c];
+  }
+}
+
+// x -= l u for 32 x 32 tiles: a thread's eight elements of one row.
+template <class S> __device__ inline void tile_update(Tile<S> &x, const Tile<S> &l, const Tile<S> &u) {
+  const int r = threadIdx.x & 31, c0 = 8 * (threadIdx.x >> 5);
+  S acc[8];
+#pragma unroll
+  for (int j = 0; j < 8; ++j) acc[j] = x[r][c0 + j];
+#pragma unroll 8
+  for (int m = 0; m < 32; ++m) {
+    const S lm = l[r][m];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[j] = fms(acc[j], lm, u[m][c0 + j]);
+  }
+#pragma unroll
+  for (int j = 0; j < 8; ++j) x[r][c0 + j] = acc[j];
+}
+
+// Shared memory of signed_lu_step: five tiles and 32 reciprocals.
+template <class S> constexpr std::size_t signed_lu_smem() { return 5 * sizeof(Tile<S>) + 32 * sizeof(S); }
+
+// One step (columns kb..kb+w-1, w <= 32) of the LU with signs of the
+// b-by-b a, in place, with the previous step's trailing update (rank 32,
+// columns kp = kb - 32..) folded in: one launch a step, where a kernel and
+// a gemm took two (16 steps of 512 columns: 0.52 ms on an idle H200, 1-2.4
+// beside the trailing updates, HQR_VERBOSE=3).
+//   u_kk = a_kk - s_k with s_k = -sign(re a_kk), sign[k] = s_k, and
+//   *pivot = max(*pivot, |a_kk|) as a non-negative double's bits, for
+//   columns kb + k < checked.
+// Blocks of four warps: 0 the diagonal block; 1..nt the row tiles below it,
+// which become L (rows times U**-1); nt+1..2nt the column tiles to its
+// right, which become U's rows (L**-1 times the columns); then, from the
+// second step, the nt x nt tiles of the trailing matrix (rows and columns
+// from kb + 32), which take the previous step's update only. Every panel
+// block brings the diagonal block up to date and factors it itself (one
+// warp, a row a lane): one that stored it would race with another still
+// reading it. So block 0 keeps it in slot (32 x 32, ld 32) and stores the
+// previous step's from there, as no block of this step reads that one; the
+// last step, a single block, stores its own. Every tile a block needs is
+// loaded at its start, so that their loads overlap.
 template <class S>
-__global__ void signed_lu_columns(int b, int kb, int w, S *a, int64_t lda, double *sign, unsigned long long *pivot,
-                                  int checked) {
-  __shared__ S d[32][33];
-  const int lane = threadIdx.x;
-  S *diag = a + kb + kb * lda;
-  for (int j = 0; j < w; ++j)
-    if (lane < w) d[lane][j] = diag[lane + j * lda];
-  __syncwarp();
-  for (int k = 0; k < w; ++k) {
-    const double s = re(d[k][k]) >= 0 ? -1.0 : 1.0;
-    __syncwarp();
-    if (blockIdx.x == 0 && lane == k) {
-      sign[kb + k] = s;
-      if (kb + k < checked)
-        atomicMax(pivot, static_cast<unsigned long long>(__double_as_longlong(dev_abs(d[k][k]))));
-    }
-    if (lane == k) d[k][k] = sub(d[k][k], real_one(S(), s));
-    __syncwarp();
-    if (lane > k && lane < w) d[lane][k] = quo(d[lane][k], d[k][k]);
-    __syncwarp();
-    if (lane > k && lane < w)
-      for (int i = k + 1; i < w; ++i) d[i][lane] = sub(d[i][lane], mul(d[i][k], d[k][lane]));
-    __syncwarp();
-  }
-  const int nblk = (b - kb - w + 31) / 32;
-  if (blockIdx.x == 0) {
-    for (int j = 0; j < w; ++j)
-      if (lane < w) diag[lane + j * lda] = d[lane][j];
+__global__ void __launch_bounds__(kLuThreads)
+    signed_lu_step(int b, int kb, S *a, int64_t lda, S *slot, double *sign, unsigned long long *pivot, int checked) {
+  extern __shared__ __align__(16) unsigned char lu_smem[];
+  Tile<S> *tile = reinterpret_cast<Tile<S> *>(lu_smem);
+  Tile<S> &d = tile[0], &u = tile[1], &ld = tile[2], &x = tile[3], &p = tile[4];
+  S *rinv = reinterpret_cast<S *>(tile + 5);
+  const int tid = threadIdx.x, lane = tid & 31, w = min(32, b - kb), kp = kb - 32, nt = (b - kb - w + 31) / 32;
+  const int blk = int(blockIdx.x);
+  if (blk > 2 * nt) {  // a trailing tile: X -= L(rows, kp..) U(kp.., cols)
+    const int t = blk - 1 - 2 * nt, r0 = kb + 32 + 32 * (t % nt), c0 = kb + 32 + 32 * (t / nt);
+    Tile<S> *const to[3] = {&x, &p, &u};
+    const int rows[3] = {r0, r0, kp}, cols[3] = {c0, kp, c0};
+    load_tiles(to, rows, cols, 3, a, lda, b);
+    __syncthreads();
+    tile_update(x, p, u);
+    __syncthreads();
+    store_tile(x, a + r0 + int64_t(c0) * lda, lda, b - r0, b - c0);
     return;
   }
-  S x[32];
-  if (int(blockIdx.x) <= nblk) {  // rows below: x := x U**-1, a row per lane
-    const int i = kb + w + 32 * (blockIdx.x - 1) + lane;
-    if (i >= b) return;
-    S *row = a + i + kb * lda;
-#pragma unroll
-    for (int j = 0; j < 32; ++j)
-      if (j < w) x[j] = row[j * lda];
-#pragma unroll
-    for (int j = 0; j < 32; ++j) {
-      if (j >= w) break;
-      S acc = x[j];
-#pragma unroll
-      for (int k = 0; k < j; ++k) acc = sub(acc, mul(x[k], d[k][j]));
-      x[j] = quo(acc, d[j][j]);
-      row[j * lda] = x[j];
+  // The panel: the diagonal block, and a row tile (rows r0.., columns kb..)
+  // or a column tile (rows kb.., columns c0..) with their parts of the
+  // previous step (p: L(r0.., kp..) or U(kp.., c0..)).
+  const bool row_tile = blk >= 1 && blk <= nt, col_tile = blk > nt;
+  const int r0 = kb + 32 * blk, c0 = kb + 32 * (blk - nt);
+  {
+    // d, then x, then u, ld, p from the second step on (blocks 0 have no x, p).
+    Tile<S> *const to[5] = {&d, &x, &u, &ld, &p};
+    const int rows[5] = {kb, row_tile ? r0 : kb, kp, kb, row_tile ? r0 : kp};
+    const int cols[5] = {kb, row_tile ? kb : c0, kb, kp, row_tile ? kp : c0};
+    const int n = blk == 0 ? (kb > 0 ? 0 : 1) : (kb > 0 ? 5 : 2);
+    if (blk == 0 && kb > 0) {  // d, u, ld
+      Tile<S> *const t0[3] = {&d, &u, &ld};
+      const int r[3] = {kb, kp, kb}, c[3] = {kb, kb, kp};
+      load_tiles(t0, r, c, 3, a, lda, b);
+    } else {
+      load_tiles(to, rows, cols, n, a, lda, b);
     }
-    return;
   }
-  // columns to the right: x := L**-1 x (L unit lower), a column per lane
-  const int j = kb + w + 32 * (blockIdx.x - 1 - nblk) + lane;
-  if (j >= b) return;
-  S *col = a + kb + j * lda;
+  if (kb > 0) {
+    if (blk == 0)  // the previous step's diagonal block, from the slot
 #pragma unroll
-  for (int i = 0; i < 32; ++i)
-    if (i < w) x[i] = col[i];
+      for (int i = 0; i < 8; ++i) {
+        const int e = tid + kLuThreads * i;
+        a[(kp + (e & 31)) + int64_t(kp + (e >> 5)) * lda] = slot[e];
+      }
+    __syncthreads();
+    tile_update(d, ld, u);
+    if (row_tile) tile_update(x, p, u);
+    if (col_tile) tile_update(x, ld, p);
+  }
+  __syncthreads();
+  // Factor the diagonal block in one warp: lane r keeps row r,
+  // l_rk = a_rk / u_kk, then a_rj -= l_rk u_kj. Rows and columns past w are
+  // zero and stay so.
+  if (tid < 32) {
+    S e[32];
 #pragma unroll
-  for (int i = 0; i < 32; ++i) {
-    if (i >= w) break;
-    S acc = x[i];
+    for (int j = 0; j < 32; ++j) e[j] = d[lane][j];
 #pragma unroll
-    for (int k = 0; k < i; ++k) acc = sub(acc, mul(d[i][k], x[k]));
-    x[i] = acc;
-    col[i] = acc;
+    for (int k = 0; k < 32; ++k) {
+      if (k >= w) break;
+      const S akk = shfl(e[k], k);
+      const double s = re(akk) >= 0 ? -1.0 : 1.0;
+      const S ukk = sub(akk, real_one(S(), s));
+      const S inv = dev_inv(ukk);  // |u_kk| >= 1
+      if (lane == k) {
+        e[k] = ukk;
+        rinv[k] = inv;
+        if (blk == 0) {
+          sign[kb + k] = s;
+          if (kb + k < checked) atomicMax(pivot, static_cast<unsigned long long>(__double_as_longlong(dev_abs(akk))));
+        }
+      }
+      if (lane > k) e[k] = mul(e[k], inv);
+#pragma unroll
+      for (int j = k + 1; j < 32; ++j) {
+        const S ukj = shfl(e[j], k);
+        if (lane > k) e[j] = fms(e[j], e[k], ukj);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < 32; ++j) d[lane][j] = e[j];
+    __syncwarp();
+    if (row_tile) {  // x := x U**-1, a row a lane
+      S y[32];
+#pragma unroll
+      for (int j = 0; j < 32; ++j) y[j] = x[lane][j];
+#pragma unroll
+      for (int m = 0; m < 32; ++m) {
+        y[m] = mul(y[m], rinv[m]);
+#pragma unroll
+        for (int j = m + 1; j < 32; ++j) y[j] = fms(y[j], y[m], d[m][j]);
+      }
+#pragma unroll
+      for (int j = 0; j < 32; ++j) x[lane][j] = y[j];
+    }
+    if (col_tile) {  // x := L**-1 x (L unit lower), a column a lane
+      S y[32];
+#pragma unroll
+      for (int i = 0; i < 32; ++i) y[i] = x[i][lane];
+#pragma unroll
+      for (int m = 0; m < 32; ++m)
+#pragma unroll
+        for (int i = m + 1; i < 32; ++i) y[i] = fms(y[i], d[i][m], y[m]);
+#pragma unroll
+      for (int i = 0; i < 32; ++i) x[i][lane] = y[i];
+    }
+  }
+  __syncthreads();
+  if (blk == 0) {
+    if (nt > 0)
+      store_tile(d, slot, 32, 32, 32);
+    else
+      store_tile(d, a + kb + int64_t(kb) * lda, lda, w, w);
+  } else if (row_tile) {
+    store_tile(x, a + r0 + int64_t(kb) * lda, lda, b - r0, 32);
+  } else {
+    store_tile(x, a + kb + int64_t(c0) * lda, lda, 32, b - c0);
   }
 }
 

@@ -44,7 +44,10 @@
 // to 1.6 ms for the verdict's 4-byte copy behind the downloads. A lower
 // Cholesky, a batched inverse and the verdict written by its kernel took
 // them to 0.26-0.31, 0.07, 0.53 and under 0.1: 16384^2 0.185 s, 8192^2
-// 0.045 s (from 0.058).
+// 0.045 s (from 0.058). The signed LU as one launch a step with the
+// trailing update folded in (signed_lu_step) took it to 0.27 ms idle and
+// 0.4-1.3 beside the updates (was 0.52 and 0.9-2.3): 16384^2 0.176-0.178 s,
+// 8192^2 0.042-0.043 s.
 //
 // geqrf_on_device (qr_device.hpp) runs the same factorization for xGELS and
 // leaves the factor on the device: every panel's T kept, workspace set aside
@@ -513,16 +516,19 @@ template <class T> class HybridGeqrf {
     // entries below, so its pivot's modulus is always 1: it is not checked
     // (else every square matrix's last panel went to cuSOLVER), and
     // finish_cholqr gives it LAPACK's tau.
-    const int checked = int(mk > b ? b : b - 1);
+    // One launch a step (signed_lu_step); dIW_, inverse_upper's scratch and
+    // free here, keeps a step's diagonal block for the next. Its shared
+    // memory is over the default 48 KB for complex double.
+    using S = typename Dev<T>::type;
+    const int checked = int(mk > b ? b : b - 1), smem = int(signed_lu_smem<S>());
+    if (!check(cudaFuncSetAttribute(signed_lu_step<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+               Point::kernel))
+      return false;
     for (lint kb = 0; kb < b; kb += 32) {
-      const lint w = std::min<lint>(32, b - kb), rest = b - kb - w, nblk = (rest + 31) / 32;
-      signed_lu_columns<<<int(1 + 2 * nblk), 32, 0, s>>>(int(b), int(kb), int(w), dv(Z), nb_, dsign_, dpivot_,
-                                                         checked);
-      if (!launched(Point::kernel) ||
-          (rest > 0 && !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rest, rest, w, T(-1), Z + kb + w + kb * nb_, nb_,
-                                         Z + kb + (kb + w) * nb_, nb_, T(1), Z + kb + w + (kb + w) * nb_, nb_),
-                              Point::kernel)))
-        return false;
+      const lint nt = (b - kb - std::min<lint>(32, b - kb) + 31) / 32;
+      signed_lu_step<<<int(1 + 2 * nt + (kb > 0 ? nt * nt : 0)), kLuThreads, smem, s>>>(
+          int(b), int(kb), dv(Z), nb_, dv(dIW_), dsign_, dpivot_, checked);
+      if (!launched(Point::kernel)) return false;
     }
     const double pivot_max = 1 - std::sqrt(double(std::numeric_limits<R>::epsilon()));
     phase(p, 10);
