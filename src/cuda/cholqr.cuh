@@ -125,7 +125,7 @@ template <class S> using Tile = S[32][33];
 constexpr int kLuThreads = 128;
 
 // Tiles t[i] = a(r0[i].., c0[i]..), i < n, zeros outside the b-by-b
-// matrix; eight elements a thread, lanes along columns. Every load is
+// matrix; eight elements a thread, lanes down the columns. Every load is
 // issued before the first store, so that they overlap.
 template <class S, int N>
 __device__ inline void load_tiles(Tile<S> *const (&t)[N], const int (&r0)[N], const int (&c0)[N], int n, const S *a,
@@ -217,19 +217,15 @@ __global__ void __launch_bounds__(kLuThreads)
   // previous step (p: L(r0.., kp..) or U(kp.., c0..)).
   const bool row_tile = blk >= 1 && blk <= nt, col_tile = blk > nt;
   const int r0 = kb + 32 * blk, c0 = kb + 32 * (blk - nt);
-  {
-    // d, then x, then u, ld, p from the second step on (blocks 0 have no x, p).
+  if (blk == 0) {  // d, and from the second step u and ld
+    Tile<S> *const to[3] = {&d, &u, &ld};
+    const int rows[3] = {kb, kp, kb}, cols[3] = {kb, kb, kp};
+    load_tiles(to, rows, cols, kb > 0 ? 3 : 1, a, lda, b);
+  } else {  // d and x, and from the second step u, ld and p
     Tile<S> *const to[5] = {&d, &x, &u, &ld, &p};
     const int rows[5] = {kb, row_tile ? r0 : kb, kp, kb, row_tile ? r0 : kp};
     const int cols[5] = {kb, row_tile ? kb : c0, kb, kp, row_tile ? kp : c0};
-    const int n = blk == 0 ? (kb > 0 ? 0 : 1) : (kb > 0 ? 5 : 2);
-    if (blk == 0 && kb > 0) {  // d, u, ld
-      Tile<S> *const t0[3] = {&d, &u, &ld};
-      const int r[3] = {kb, kp, kb}, c[3] = {kb, kb, kp};
-      load_tiles(t0, r, c, 3, a, lda, b);
-    } else {
-      load_tiles(to, rows, cols, n, a, lda, b);
-    }
+    load_tiles(to, rows, cols, kb > 0 ? 5 : 2, a, lda, b);
   }
   if (kb > 0) {
     if (blk == 0)  // the previous step's diagonal block, from the slot
