@@ -34,10 +34,6 @@ __device__ inline float sub(float a, float b) { return a - b; }
 __device__ inline double sub(double a, double b) { return a - b; }
 __device__ inline cuFloatComplex sub(cuFloatComplex a, cuFloatComplex b) { return cuCsubf(a, b); }
 __device__ inline cuDoubleComplex sub(cuDoubleComplex a, cuDoubleComplex b) { return cuCsub(a, b); }
-__device__ inline float quo(float a, float b) { return a / b; }
-__device__ inline double quo(double a, double b) { return a / b; }
-__device__ inline cuFloatComplex quo(cuFloatComplex a, cuFloatComplex b) { return cuCdivf(a, b); }
-__device__ inline cuDoubleComplex quo(cuDoubleComplex a, cuDoubleComplex b) { return cuCdiv(a, b); }
 // s * a for a real s.
 __device__ inline float scaled(double s, float a) { return float(s) * a; }
 __device__ inline double scaled(double s, double a) { return s * a; }
@@ -62,7 +58,7 @@ template <class S> __global__ void invert_diagonal_blocks(int b, const S *u, int
   for (int j = 0; j < 32; ++j) su[i][j] = u[(o + i) + int64_t(o + j) * ldu];
   __syncwarp();
   for (int j = 0; j < 32; ++j) {
-    const S d = quo(dev_one(S()), su[j][j]);
+    const S d = dev_inv(su[j][j]);
     S acc = dev_zero(S());  // -(sum_k x_ik u_kj)
     for (int k = i; k < j; ++k) acc = sub(acc, mul(sx[i][k], su[k][j]));
     sx[i][j] = i < j ? mul(acc, d) : i == j ? d : dev_zero(S());
