@@ -205,6 +205,12 @@ template <class T> class HybridGeqrf {
       solver_device_bytes_ = std::max(solver_device_bytes_, potrf_device);
       solver_host_bytes_ = std::max(solver_host_bytes_, potrf_host);
       solver_host_.resize(solver_host_bytes_);
+      // signed_lu_step's shared memory is over the default 48 KB for
+      // complex double.
+      using S = typename Dev<T>::type;
+      if (!ok(cudaFuncSetAttribute(signed_lu_step<S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(signed_lu_smem<S>()))))
+        return false;
     }
     const std::size_t e = sizeof(T), v = e * ldda_ * nb_, tt = e * nb_ * nb_;
     auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
@@ -517,13 +523,8 @@ template <class T> class HybridGeqrf {
     // (else every square matrix's last panel went to cuSOLVER), and
     // finish_cholqr gives it LAPACK's tau.
     // One launch a step (signed_lu_step); dIW_, inverse_upper's scratch and
-    // free here, keeps a step's diagonal block for the next. Its shared
-    // memory is over the default 48 KB for complex double.
-    using S = typename Dev<T>::type;
-    const int checked = int(mk > b ? b : b - 1), smem = int(signed_lu_smem<S>());
-    if (!check(cudaFuncSetAttribute(signed_lu_step<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-               Point::kernel))
-      return false;
+    // free here, keeps a step's diagonal block for the next.
+    const int checked = int(mk > b ? b : b - 1), smem = int(signed_lu_smem<typename Dev<T>::type>());
     for (lint kb = 0; kb < b; kb += 32) {
       const lint nt = (b - kb - std::min<lint>(32, b - kb) + 31) / 32;
       signed_lu_step<<<int(1 + 2 * nt + (kb > 0 ? nt * nt : 0)), kLuThreads, smem, s>>>(
