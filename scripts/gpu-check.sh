@@ -129,8 +129,9 @@ for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
   # test_qr's geqrf_panels one type at a time, each under its own limit:
   # racecheck took 249 s for <double> (H100), 400 s for complex<double>
   # and 286-302 s for the single types (H200, 2026-11-27), so all four
-  # under one 300 s limit never finished. This part outlasts one 10-minute
-  # GPU slot: GPU_CHECK_SANITIZERS runs one tool at a time.
+  # under one 300 s limit never finished. Even one tool of this part
+  # (GPU_CHECK_SANITIZERS) outlasts a 10-minute GPU slot: there, run the
+  # loop's commands a few at a time.
   for t in test_potrf_hybrid:'*' test_inverse:'*<double*' test_qr:'geqrf_panels<float>' \
            test_qr:'geqrf_panels<double>' test_qr:'geqrf_panels<std::complex<float>>' \
            test_qr:'geqrf_panels<std::complex<double>>' test_qr:'*_blocks<double>*' \
