@@ -47,7 +47,12 @@
 // 0.045 s (from 0.058). The signed LU as one launch a step with the
 // trailing update folded in (signed_lu_step) took it to 0.27 ms idle and
 // 0.4-1.3 beside the updates (was 0.52 and 0.9-2.3): 16384^2 0.176-0.178 s,
-// 8192^2 0.042-0.043 s.
+// 8192^2 0.042-0.043 s. The timelines of 16384^2 since: the GPU fills only
+// after ~20 ms (few block columns and reflectors exist before), the
+// trailing updates set the pace from panel 3 to about 16, and the last 15
+// panels take ~34 ms against ~13 ms of updates. Wider panels there, a
+// narrower first one and a faster upload did not move the end
+// (qr-tuning-NVIDIA-H200-2026-11-27b.txt).
 //
 // geqrf_on_device (qr_device.hpp) runs the same factorization for xGELS and
 // leaves the factor on the device: every panel's T kept, workspace set aside
@@ -331,7 +336,12 @@ template <class T> class HybridGeqrf {
   // Device -> pinned slot -> caller, each block column once it is final;
   // the first chunk of a panel's block column brings that panel's tau, so
   // every stored column has its tau stored too. DMAs run up to kSlots
-  // chunks ahead of the host copies.
+  // chunks ahead of the host copies. Only whole block columns reach the
+  // caller: one whose rows above its panel were stored early, before the
+  // panel was done, held neither the input nor the result when a GPU
+  // failure came between, and the CPU's resume from it went wrong (xGELS
+  // under injected sync faults, bench/results/qr-tuning-NVIDIA-H200-
+  // 2026-11-27b.txt item 2).
   void download() {
     struct Pending {
       lint j;
