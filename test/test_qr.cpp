@@ -534,7 +534,10 @@ template <class T> void ormqr_blocks(void **) {
     lint nq, k, nc;
     int nb;
   };
-  constexpr Case kCases[] = {{300, 130, 5, 48}, {97, 97, 33, 48}, {200, 1, 3, 48}, {520, 300, 1, 0}, {150, 60, 150, 0}};
+  // nb 0 on the GPU: k = 256 and 600 take the one trip's blocks of up to
+  // 512, whose T is inverted by inverse_upper (600: a second block of 88).
+  constexpr Case kCases[] = {{300, 130, 5, 48}, {97, 97, 33, 48}, {200, 1, 3, 48}, {520, 300, 1, 0},
+                             {150, 60, 150, 0}, {300, 256, 2, 0},  {700, 600, 3, 0}};
   const char tc = trans_h<T>();
   for (const Case &cs : kCases) {
     std::vector<T> tau;
@@ -583,7 +586,8 @@ template <class T> void orgqr_blocks(void **) {
     int nb;
   };
   constexpr Case kCases[] = {{300, 130, 130, 48}, {97, 97, 97, 48},  {260, 200, 101, 48}, {150, 40, 0, 48},
-                             {520, 300, 300, 0},  {310, 250, 120, 0}, {64, 1, 1, 48}};
+                             {520, 300, 300, 0},  {310, 250, 120, 0}, {64, 1, 1, 48},     {300, 256, 256, 0},
+                             {700, 640, 600, 0}};
   for (const Case &cs : kCases) {
     const lint m = cs.m, n = cs.n, k = cs.k;
     const std::string ctx = context("%c%s m=%ld n=%ld k=%ld nb=%d", prefix<T>(), gqr_base<T>(), long(m), long(n),

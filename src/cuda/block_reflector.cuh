@@ -8,6 +8,7 @@
 #pragma once
 
 #include "cuda/blas.cuh"
+#include "cuda/cholqr.cuh"
 #include "cuda/context.hpp"
 #include "cuda/qr_kernels.cuh"
 #include "host/common.hpp"
@@ -40,8 +41,12 @@ inline lint apply_block(lint k) {
 
 // V (mk-by-kb, the unit lower trapezoid of a, its unit triangle written
 // out so that plain gemms do the work) into v, and T (kb-by-kb, leading
-// dimension ldt) from V and tau as T = (striu(V**H V) + diag(1/tau))**-1,
-// with T's column zero where tau is; g is kb-by-kb scratch (ldt).
+// dimension ldt, zeros below the diagonal) from V and tau as
+// T = (striu(V**H V) + diag(1/tau))**-1, with T's column zero where tau is;
+// g is kb-by-kb scratch (ldt). The inverse by cholqr.cuh's inverse_upper
+// where kb is 32 times a power of two, else by cuBLAS's trsm against I,
+// which took 77 and 157 us at kb = 256 and 512 (H100; inverse_upper: 70-100
+// us at 512 in geqrf's panels beside the trailing updates, H200).
 template <class T, class S>
 bool block_t(S &s, lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const T *tau, T *t, lint ldt, T *g) {
   using R = typename Prec<T>::real;
@@ -53,36 +58,48 @@ bool block_t(S &s, lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const
     return false;
   t_inverse_setup<<<grid_for(int64_t(kb) * kb, 256, 1024), 256, 0, st>>>(int(kb), dv(g), int(ldt), dv(tau), dv(t),
                                                                          int(ldt));
-  if (!s.launched() || !s.check(blas::trsm(s.c_.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                                           CUBLAS_DIAG_NON_UNIT, kb, kb, T(1), g, ldt, t, ldt),
-                                fault::Point::kernel))
+  if (!s.launched()) return false;
+  if (inverse_upper_fits(kb)) {
+    if (!inverse_upper(s.c_.blas, st, g, ldt, t, ldt, kb, static_cast<T *>(nullptr),
+                       [&](auto status) { return s.check(status, fault::Point::kernel); }))
+      return false;
+  } else if (!s.check(blas::trsm(s.c_.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                                 kb, kb, T(1), g, ldt, t, ldt),
+                      fault::Point::kernel)) {
     return false;
+  }
   fix_zero_tau<<<grid_for(kb), 256, 0, st>>>(int(kb), dv(tau), dv(t), int(ldt));
   return s.launched();
 }
 
 // Left: C (rows-by-cols) := (I - V op(T) V**H) C, W kb-by-cols (ldw >= kb).
 // Right: C (rows-by-cols) := C (I - V op(T) V**H), W rows-by-kb (ldw >= rows).
-// op(T) = T**H for `conj`, T otherwise.
+// op(T) = T**H for `conj`, T otherwise. With w2 (W's shape, ldw), op(T)
+// multiplies W out of place by a gemm (T is zero below its diagonal):
+// cuBLAS's trmm took 50 and 100 us for kb = 256 and 512 by 512 columns
+// where the gemm took 18 and 22 (H100).
 template <class T, class S>
 bool apply_block_reflector(S &s, bool left, bool conj, lint rows, lint cols, lint kb, const T *v, lint ldv,
-                           const T *t, lint ldt, T *c, lint ldc, T *w, lint ldw) {
+                           const T *t, lint ldt, T *c, lint ldc, T *w, lint ldw, T *w2 = nullptr) {
   const cublasOperation_t opt = conj ? blas::op_c<T>() : CUBLAS_OP_N;
   const fault::Point k = fault::Point::kernel;
   cublasHandle_t h = s.c_.blas;
   if (rows == 0 || cols == 0 || kb == 0) return true;
+  T *tw = w2 ? w2 : w;  // op(T) W or W op(T)
   if (left)
     return s.check(blas::gemm(h, blas::op_c<T>(), CUBLAS_OP_N, kb, cols, rows, T(1), v, ldv, c, ldc, T(0), w, ldw),
                    k) &&
-           s.check(blas::trmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, opt, CUBLAS_DIAG_NON_UNIT, kb, cols, T(1), t,
-                              ldt, w, ldw, w, ldw),
+           s.check(w2 ? blas::gemm(h, opt, CUBLAS_OP_N, kb, cols, kb, T(1), t, ldt, w, ldw, T(0), w2, ldw)
+                      : blas::trmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, opt, CUBLAS_DIAG_NON_UNIT, kb, cols,
+                                   T(1), t, ldt, w, ldw, w, ldw),
                    k) &&
-           s.check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rows, cols, kb, T(-1), v, ldv, w, ldw, T(1), c, ldc), k);
+           s.check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rows, cols, kb, T(-1), v, ldv, tw, ldw, T(1), c, ldc), k);
   return s.check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rows, kb, cols, T(1), c, ldc, v, ldv, T(0), w, ldw), k) &&
-         s.check(blas::trmm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, opt, CUBLAS_DIAG_NON_UNIT, rows, kb, T(1), t,
-                            ldt, w, ldw, w, ldw),
+         s.check(w2 ? blas::gemm(h, CUBLAS_OP_N, opt, rows, kb, kb, T(1), w, ldw, t, ldt, T(0), w2, ldw)
+                    : blas::trmm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, opt, CUBLAS_DIAG_NON_UNIT, rows, kb,
+                                 T(1), t, ldt, w, ldw, w, ldw),
                  k) &&
-         s.check(blas::gemm(h, CUBLAS_OP_N, blas::op_c<T>(), rows, cols, kb, T(-1), w, ldw, v, ldv, T(1), c, ldc), k);
+         s.check(blas::gemm(h, CUBLAS_OP_N, blas::op_c<T>(), rows, cols, kb, T(-1), tw, ldw, v, ldv, T(1), c, ldc), k);
 }
 
 // xORGQR's start: columns k..n-1 of the m-by-n a (lda) become those of the
@@ -98,15 +115,17 @@ template <class T, class S> bool orgqr_start(S &s, lint m, lint n, lint k, T *a,
 // in the m-by-n a (lda) as LAPACK's: columns k0+kb.. (already Q's of the
 // later blocks) are multiplied by Q_p, then the block's own columns become
 // Q_p's, E - V (T V1**H) with E = [0; I; 0], zeros above. Scratch: v (m - k0
-// by kb, ldv), t, g and e (nb by nb), w (kb by n - k0 - kb, ld nb).
+// by kb, ldv), t, g and e (nb by nb), w (kb by n - k0 - kb, ld nb), and
+// w2 as w, or null (apply_block_reflector).
 template <class T, class S>
 bool orgqr_block(S &s, lint m, lint n, lint k0, lint kb, T *a, lint lda, const T *tau, T *v, lint ldv, T *t, T *g,
-                 T *e, lint nb, T *w) {
+                 T *e, lint nb, T *w, T *w2 = nullptr) {
   const lint mk = m - k0, c0 = k0 + kb;
   T *akk = a + k0 + std::size_t(k0) * lda;
   cudaStream_t st = s.c_.compute_stream;
   if (!block_t(s, mk, kb, akk, lda, v, ldv, tau, t, nb, g) ||
-      !apply_block_reflector(s, true, false, mk, n - c0, kb, v, ldv, t, nb, akk + std::size_t(kb) * lda, lda, w, nb) ||
+      !apply_block_reflector(s, true, false, mk, n - c0, kb, v, ldv, t, nb, akk + std::size_t(kb) * lda, lda, w, nb,
+                             w2) ||
       !s.check(blas::gemm(s.c_.blas, CUBLAS_OP_N, blas::op_c<T>(), kb, kb, kb, T(1), t, nb, v, ldv, T(0), e, nb),
                fault::Point::kernel) ||
       !s.check(blas::gemm(s.c_.blas, CUBLAS_OP_N, CUBLAS_OP_N, mk, kb, kb, T(-1), v, ldv, e, nb, T(0), akk, lda),

@@ -13,6 +13,7 @@
 // LAPACK's (tau in [1, 2], as xLARFG makes them), R's rows take the signs S.
 #pragma once
 
+#include "cuda/blas.cuh"
 #include "cuda/qr_kernels.cuh"
 
 namespace hqr::gpu {
@@ -47,7 +48,7 @@ __device__ inline cuFloatComplex real_one(cuFloatComplex, double s) { return mak
 __device__ inline cuDoubleComplex real_one(cuDoubleComplex, double s) { return make_cuDoubleComplex(s, 0.); }
 
 // The first step of x = u**-1 for an upper triangular u (b by b, b a
-// multiple of 32; geqrf_hybrid.cu's inverse_upper has the rest): block l
+// multiple of 32; inverse_upper below has the rest): block l
 // inverts u's diagonal block l (32 by 32) into x, with zeros below the
 // diagonal down to row b. One warp; lane i owns row i of the inverse,
 //   x_ii = 1/u_ii,  x_ij = -(sum_{k=i}^{j-1} x_ik u_kj) / u_jj  (i < j),
@@ -68,6 +69,35 @@ template <class S> __global__ void invert_diagonal_blocks(int b, const S *u, int
     col[o + i] = sx[i][j];
     for (int r = o + 32 + i; r < b; r += 32) col[r] = dev_zero(S());
   }
+}
+
+// x = u**-1 for an upper triangular b-by-b u, b 32 times a power of two
+// (inverse_upper_fits): the 32-by-32 diagonal blocks are inverted by one
+// kernel and then merged in pairs, level by level, [X11 X12; 0 X22] with
+// X12 = -X11 (U12 X22), two batched gemms a level. The products U12 X22 go
+// to `scratch` (b*b/4 elements) or, where it is null, to x's lower-left
+// b/2-by-b/2 block, which no merge reads, and x's strictly lower triangle
+// is cleared at the end. check(status) records a failure (a cuBLAS or CUDA
+// status).
+inline bool inverse_upper_fits(int64_t b) { return b >= 32 && b % 32 == 0 && ((b / 32) & (b / 32 - 1)) == 0; }
+template <class T, class Check>
+bool inverse_upper(cublasHandle_t h, cudaStream_t s, const T *u, int64_t ldu, T *x, int64_t ldx, int64_t b, T *scratch,
+                   Check &&check) {
+  invert_diagonal_blocks<<<int(b / 32), 32, 0, s>>>(int(b), dv(u), int(ldu), dv(x), int(ldx));
+  if (!check(cudaGetLastError())) return false;
+  for (int64_t w = 32; w < b; w *= 2) {  // pairs of w-by-w inverses into 2w-by-2w ones
+    const int64_t pairs = b / (2 * w), su = 2 * w * (ldu + 1), sx = 2 * w * (ldx + 1);
+    T *p = scratch ? scratch : x + b / 2;  // U12 X22, a w-by-w block a pair
+    const int64_t ldp = scratch ? w : ldx, sp = scratch ? w * w : w;
+    if (!check(blas::gemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, w, w, w, T(1), u + w * ldu, ldu, su, x + w + w * ldx,
+                                  ldx, sx, T(0), p, ldp, sp, pairs)) ||
+        !check(blas::gemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, w, w, w, T(-1), x, ldx, sx, p, ldp, sp, T(0),
+                                  x + w * ldx, ldx, sx, pairs)))
+      return false;
+  }
+  if (scratch || b == 32) return true;
+  zero_below<<<grid_cols(b, b), 256, 0, s>>>(dv(x), ldx, b, b, 0);
+  return check(cudaGetLastError());
 }
 
 // *sumsq += ||G - I||_F**2 over a Hermitian b-by-b G of which the upper

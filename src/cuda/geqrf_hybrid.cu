@@ -551,35 +551,20 @@ template <class T> class HybridGeqrf {
   }
 
   // x = u**-1 for the upper triangular b-by-b u (leading dimension nb):
-  // zero below the diagonal, as u's inverse. Where b is 32 times a power of
-  // two, the 32-by-32 diagonal blocks are inverted by one kernel and then
-  // merged in pairs, level by level, [X11 X12; 0 X22] with
-  // X12 = -X11 (U12 X22), two batched gemms a level: 0.07-0.10 ms at
-  // b = 512 in the panels on the H200 (HQR_VERBOSE=3), where cuBLAS's trsm
-  // against I took 0.23-0.26 (three inverses per panel). Other widths (a
-  // last, narrower panel) take the trsm.
+  // zero below the diagonal, as u's inverse; cholqr.cuh's inverse_upper
+  // (0.07-0.10 ms at b = 512 in the panels on the H200, HQR_VERBOSE=3,
+  // where cuBLAS's trsm against I took 0.23-0.26: three inverses a panel).
+  // Other widths (a last, narrower panel) take the trsm.
   bool inverse_upper(const T *u, T *x, lint b) {
     const cudaStream_t s = c_.urgent_stream;
     const cublasHandle_t h = c_.urgent_blas;
-    if (b < 32 || b % 32 != 0 || ((b / 32) & (b / 32 - 1)) != 0) {
+    if (!inverse_upper_fits(b)) {
       set_identity<<<grid_for(b * b), 256, 0, s>>>(b, b, 0, dv(x), nb_);
       return launched(Point::kernel) && check(blas::trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
                                                          CUBLAS_DIAG_NON_UNIT, b, b, T(1), u, nb_, x, nb_),
                                               Point::kernel);
     }
-    invert_diagonal_blocks<<<int(b / 32), 32, 0, s>>>(int(b), dv(u), int(nb_), dv(x), int(nb_));
-    if (!launched(Point::kernel)) return false;
-    for (lint w = 32; w < b; w *= 2) {  // pairs of w-by-w inverses into 2w-by-2w ones
-      const lint pairs = b / (2 * w), step = 2 * w * (nb_ + 1), right = w * nb_;  // X12, U12: w columns right
-      if (!check(blas::gemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, w, w, w, T(1), u + right, nb_, step,
-                                    x + w + right, nb_, step, T(0), dIW_, w, w * w, pairs),
-                 Point::kernel) ||
-          !check(blas::gemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, w, w, w, T(-1), x, nb_, step, dIW_, w, w * w, T(0),
-                                    x + right, nb_, step, pairs),
-                 Point::kernel))
-        return false;
-    }
-    return true;
+    return gpu::inverse_upper(h, s, u, nb_, x, nb_, b, dIW_, [&](auto status) { return check(status, Point::kernel); });
   }
 
   // Second half, queued after the step's trailing updates: the rest of the

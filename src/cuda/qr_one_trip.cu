@@ -154,6 +154,39 @@ template <class T> bool unpack(Context &c, T *d, int64_t in_at, lint m, lint k, 
   return ok(cudaGetLastError());
 }
 
+// hqr's blocks in the one trip (block_reflector.cuh): the block size, and
+// the scratch carved from the op's work: V (vrows by nb), T, G and E (nb by
+// nb), W and W2 (wsize each). Blocks of up to 512: T's inverse then takes
+// cholqr.cuh's inverse_upper where the block is 32 times a power of two.
+inline lint one_trip_block(lint k) { return std::max<lint>(1, std::min<lint>(k, 512)); }
+template <class T> struct BlockScratch {
+  lint nb;
+  std::size_t vsize, wsize;
+  std::size_t size(int i) const {
+    const std::size_t b2 = std::size_t(nb) * nb, c[6] = {vsize, b2, b2, b2, wsize, wsize};
+    return c[i];
+  }
+  std::size_t bytes() const {
+    std::size_t b = 0;
+    for (int i = 0; i < 6; ++i) b += round_up(size(i) * sizeof(T));
+    return b;
+  }
+  void carve(void *work, T *p[6]) const {
+    char *at = static_cast<char *>(work);
+    for (int i = 0; i < 6; ++i) {
+      p[i] = reinterpret_cast<T *>(at);
+      at += round_up(size(i) * sizeof(T));
+    }
+  }
+};
+
+// xORMQR/xUNMQR: hqr's blocks up to k = 1024, cuSOLVER's ormqr/unmqr above.
+// With T's inverse by cuBLAS's trsm and the product by T by its trmm the
+// blocks were no faster than cuSOLVER's ormqr (512 0.72-1.06 / 0.78-0.79
+// ms, qr-tuning-NVIDIA-H200-H100-2026-11-26.txt, item 9); without them,
+// H100, ms, cuSOLVER's / hqr's: 512 0.67-0.85 / 0.61-0.63, 1024 1.30-1.34 /
+// 0.94-1.01 (bench/results/qr-tuning-NVIDIA-H100-2026-11-27.txt).
+constexpr lint kOwnQ = 1024;
 template <class T> struct OrmqrOp {
   const char *name = "ormqr";
   bool left, trans;
@@ -162,6 +195,9 @@ template <class T> struct OrmqrOp {
   int64_t in_at, out_at, device_size;
   unsigned long long value = 0;
   int lwork = 0;
+  bool own = k <= kOwnQ;
+  BlockScratch<T> blocks{one_trip_block(k), std::size_t(nq) * one_trip_block(k),
+                         std::size_t(one_trip_block(k)) * (left ? n : m)};
   OrmqrOp(bool l, bool t, lint m_, lint n_, lint k_, const T *a, lint lda, const T *tau, T *c, lint ldc)
       : left(l), trans(t), m(m_), n(n_), k(k_), nq(l ? m_ : n_),
         in{{const_cast<T *>(a), lda, nq, k_, Layout::lower}, {const_cast<T *>(tau), 1, k_, 1}, {c, ldc, m_, n_}},
@@ -171,30 +207,52 @@ template <class T> struct OrmqrOp {
   cublasOperation_t op() const { return trans ? blas::op_c<T>() : CUBLAS_OP_N; }
   T *tau(T *d) const { return d + in_at + in.start(1); }
   bool init(Context &c, T *d, std::size_t *work_bytes) {
+    if (own) {
+      *work_bytes = blocks.bytes();
+      return true;
+    }
     const bool fine = ok(
         ormqr_work(c.solver, side(), op(), int(m), int(n), int(k), d, int(nq), tau(d), d + out_at, int(m), &lwork));
     *work_bytes = std::size_t(lwork) * sizeof(T);
     return fine;
   }
   bool run(Context &c, T *d, void *work, Report *report) {
-    return unpack(c, d, in_at, nq, k, k) && ok(ormqr(c.solver, side(), op(), int(m), int(n), int(k), d, int(nq),
-                                                           tau(d), d + out_at, int(m), work, lwork, &report->info));
+    if (!unpack(c, d, in_at, nq, k, k)) return false;
+    if (!own)
+      return ok(ormqr(c.solver, side(), op(), int(m), int(n), int(k), d, int(nq), tau(d), d + out_at, int(m), work,
+                      lwork, &report->info));
+    DeviceSteps s(c);
+    if (!ok(cudaMemsetAsync(&report->info, 0, sizeof(int), c.compute_stream))) return false;
+    T *p[6];
+    blocks.carve(work, p);
+    // Q = H(1)...H(k): Q C and C Q**H take the blocks last first (as the hybrid's, qr_apply.cu).
+    const lint nb = blocks.nb, npanels = (k + nb - 1) / nb, ldw = left ? nb : m;
+    T *dc = d + out_at;
+    for (lint i = 0; i < npanels; ++i) {
+      const lint b = left != trans ? npanels - 1 - i : i, k0 = b * nb, kb = std::min(nb, k - k0), mk = nq - k0;
+      if (!block_t(s, mk, kb, d + k0 + std::size_t(k0) * nq, nq, p[0], nq, tau(d) + k0, p[1], nb, p[2]) ||
+          !(left ? apply_block_reflector(s, true, trans, mk, n, kb, p[0], nq, p[1], nb, dc + k0, m, p[4], ldw, p[5])
+                 : apply_block_reflector(s, false, trans, m, mk, kb, p[0], nq, p[1], nb, dc + std::size_t(k0) * m, m,
+                                         p[4], ldw, p[5])))
+        return false;
+    }
+    return true;
   }
 };
 
-// xORGQR: hqr's blocks (orgqr_block, as the hybrid's) up to k = 1024,
-// cuSOLVER's orgqr/ungqr above. H100, hqr's time in ms, cuSOLVER's / hqr's
-// blocks, four runs each over two calls: k = 256 0.36-0.46 / 0.27-0.31, 512
-// 0.89-1.05 / 0.69-0.81, 1024 1.80-2.03 / 1.44-1.71 (on the device 1.33 /
-// 0.90); from 1536 on even (2048 3.22-3.74 / 3.36-3.48), and at 3072 the
-// blocks lost (5.79-6.20 / 6.46-6.72). For xORMQR they were no faster than
-// cuSOLVER's ormqr (512 0.72-1.06 / 0.78-0.79, 2048 3.47-3.53 / 4.26-4.36).
-// bench/results/qr-tuning-NVIDIA-H200-H100-2026-11-26.txt, item 9.
-constexpr lint kOwnOrgqr = 1024;
+// xORGQR/xUNGQR: hqr's blocks up to k = 1024, cuSOLVER's orgqr/ungqr
+// above. H100, hqr's time in ms, cuSOLVER's / hqr's blocks of 256 with T by
+// trsm and the product by T by trmm, four runs each over two calls: k = 256
+// 0.36-0.46 / 0.27-0.31, 512 0.89-1.05 / 0.69-0.81, 1024 1.80-2.03 /
+// 1.44-1.71; from 1536 on even (2048 3.22-3.74 / 3.36-3.48), and at 3072 the
+// blocks lost (qr-tuning-NVIDIA-H200-H100-2026-11-26.txt, item 9). Blocks of
+// 512 with inverse_upper and gemms: 512 0.50-0.58, 1024 0.79-0.95
+// (bench/results/qr-tuning-NVIDIA-H100-2026-11-27.txt).
 template <class T> struct OrgqrOp {
   const char *name = "orgqr";
-  lint m, n, k, nb = apply_block(k);
-  bool own = k <= kOwnOrgqr;
+  lint m, n, k;
+  bool own = k <= kOwnQ;
+  BlockScratch<T> blocks{one_trip_block(k), std::size_t(m) * one_trip_block(k), std::size_t(one_trip_block(k)) * n};
   Travel<T> in, out;
   int64_t in_at, out_at = 0, device_size;
   unsigned long long value = 0;
@@ -204,15 +262,9 @@ template <class T> struct OrgqrOp {
         out{{a, lda, m_, n_}}, in_at(int64_t(m_) * n_), device_size(in_at + in.size()) {}
   const char *why(int) const { return "orgqr failed on the device"; }
   T *tau(T *d) const { return d + in_at + in.start(1); }
-  // hqr's blocks' scratch: V (m by nb), T, G, E (nb by nb), W (nb by n).
-  std::size_t counts(int i) const {
-    const std::size_t b2 = std::size_t(nb) * nb, c[5] = {std::size_t(m) * nb, b2, b2, b2, std::size_t(nb) * n};
-    return c[i];
-  }
   bool init(Context &c, T *d, std::size_t *work_bytes) {
     if (own) {
-      *work_bytes = 0;
-      for (int i = 0; i < 5; ++i) *work_bytes += round_up(counts(i) * sizeof(T));
+      *work_bytes = blocks.bytes();
       return true;
     }
     const bool fine = ok(orgqr_work(c.solver, int(m), int(n), int(k), d, int(m), tau(d), &lwork));
@@ -225,15 +277,12 @@ template <class T> struct OrgqrOp {
     DeviceSteps s(c);
     if (!ok(cudaMemsetAsync(&report->info, 0, sizeof(int), c.compute_stream)) || !orgqr_start(s, m, n, k, d, m))
       return false;
-    T *p[5];
-    char *at = static_cast<char *>(work);
-    for (int i = 0; i < 5; ++i) {
-      p[i] = reinterpret_cast<T *>(at);
-      at += round_up(counts(i) * sizeof(T));
-    }
+    T *p[6];
+    blocks.carve(work, p);
+    const lint nb = blocks.nb;
     for (lint b = (k + nb - 1) / nb - 1; b >= 0; --b)
       if (!orgqr_block(s, m, n, b * nb, std::min(nb, k - b * nb), d, m, tau(d) + b * nb, p[0], m, p[1], p[2], p[3],
-                       nb, p[4]))
+                       nb, p[4], p[5]))
         return false;
     return true;
   }
