@@ -4,8 +4,7 @@
 // (UCL, 2013): the CPU works on the small diagonal blocks while the GPU runs
 // the big products; measured on the H200, the GPU's share runs fastest as a
 // recursion by halves whose products are nearly all large gemms. Small
-// orders skip all of it: cuSOLVER's routine in one trip (one_trip.cuh;
-// one_trip_limit below).
+// orders skip all of it: one trip (one_trip.cuh; OneTripInverse below).
 //
 // The device holds the caller's triangle as it is (uplo 'U' or 'L', no
 // transposes), blocked in nb-wide diagonal blocks. Recursion on blocks
@@ -71,6 +70,7 @@
 #include "cpu/lauu2.hpp"
 #include "cpu/trti2.hpp"
 #include "cuda/blas.cuh"
+#include "cuda/cholqr.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
@@ -715,81 +715,86 @@ template <class T> class HybridInverse {
   double final_wait_ = 0, dma_wait_ = 0, storing_ = 0;          // download thread, HQR_VERBOSE=2
 };
 
-// cuSOLVER's lauum and potri by element type (they have no 64-bit API),
-// on a lower triangle.
-#define HQR_CUSOLVER_INVERSE(T, P)                                                                            \
-  inline cusolverStatus_t lauum_work(cusolverDnHandle_t h, int n, T *a, int *lwork) {                          \
-    return cusolverDn##P##lauum_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, blas::cu(a), n, lwork);              \
-  }                                                                                                           \
-  inline cusolverStatus_t potri_work(cusolverDnHandle_t h, int n, T *a, int *lwork) {                          \
-    return cusolverDn##P##potri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, blas::cu(a), n, lwork);              \
-  }                                                                                                           \
-  inline cusolverStatus_t lauum(cusolverDnHandle_t h, int n, T *a, void *w, int lwork, int *info) {            \
-    return cusolverDn##P##lauum(h, CUBLAS_FILL_MODE_LOWER, n, blas::cu(a), n, blas::cu(static_cast<T *>(w)),  \
-                                lwork, info);                                                                 \
-  }                                                                                                           \
-  inline cusolverStatus_t potri(cusolverDnHandle_t h, int n, T *a, void *w, int lwork, int *info) {            \
-    return cusolverDn##P##potri(h, CUBLAS_FILL_MODE_LOWER, n, blas::cu(a), n, blas::cu(static_cast<T *>(w)),  \
-                                lwork, info);                                                                 \
+// The one trip's kernels, on the n-by-n lower triangle L of d (ldd; for
+// uplo 'U' the device holds L = U**H, one_trip.cuh):
+//   u (N-by-N, N >= n) = [L**H 0; 0 I], zeros below its diagonal, with a
+//   unit diagonal for `unit`;
+//   d's lower triangle = x(0:n, 0:n)**H for the upper x (below its
+//   diagonal only for `unit`, whose diagonal LAPACK leaves as it was);
+//   *info = the first i (from 1) with L(i,i) exactly zero, else 0.
+template <class S> __global__ void upper_from_lower(int64_t n, int64_t big, const S *d, int64_t ldd, bool unit, S *u) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < big * big; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = e % big, j = e / big;
+    u[e] = i > j || (j >= n && i != j) ? dev_zero(S()) : i == j && (unit || j >= n) ? dev_one(S()) : cj(d[j + i * ldd]);
   }
-HQR_CUSOLVER_INVERSE(float, S)
-HQR_CUSOLVER_INVERSE(double, D)
-HQR_CUSOLVER_INVERSE(std::complex<float>, C)
-HQR_CUSOLVER_INVERSE(std::complex<double>, Z)
-#undef HQR_CUSOLVER_INVERSE
+}
+template <class S> __global__ void lower_from_upper(int64_t n, const S *x, int64_t ldx, bool unit, S *d, int64_t ldd) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n * n; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = e % n, j = e / n;
+    if (i > j || (i == j && !unit)) d[i + j * ldd] = cj(x[j + i * ldx]);
+  }
+}
+template <class S> __global__ void first_zero_diagonal(int64_t n, const S *d, int64_t ldd, int *info) {
+  __shared__ unsigned long long first;
+  if (threadIdx.x == 0) first = n;
+  __syncthreads();
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+    if (is_zero(d[i + i * ldd])) atomicMin(&first, static_cast<unsigned long long>(i));
+  __syncthreads();
+  if (threadIdx.x == 0) *info = first < static_cast<unsigned long long>(n) ? int(first + 1) : 0;
+}
 
-// Small orders go to cuSOLVER's trtri, lauum or potri in one trip
-// (one_trip.cuh), on the lower triangle: for uplo 'U' the device holds
-// L = U**H, and inv(U**H) = inv(U)**H, L**H*L = U*U**H, and potri of the
-// factor L gives the same inverse as of U.
-// Up to these orders that beats the hybrid (H200, d L and U, ms: trtri
-// 2048 3.8-3.9 against 4.0-4.6, 3072 8.0 against 5.7-6.7; potri 2048
-// 4.4-4.5 against 6.0-7.2, 3072 9.2 against 9.0-11.9, 4096 16.5-16.9
-// against 13.0-14.6; lauum 4096 5.5-5.9 against 7.6-9.7, and larger
-// orders no longer fit the staging; bench/results/inverse-tuning-NVIDIA-
-// H200-2026-11-26.txt).
+// Small orders go in one trip (one_trip.cuh), on the lower triangle: for
+// uplo 'U' the device holds L = U**H, and inv(U**H) = inv(U)**H,
+// L**H*L = U*U**H, and potri of the factor L gives the same inverse as of
+// U. With U = L**H: trtri is inv(U)**H, inv(U) by cholqr.cuh's
+// inverse_upper on U padded with I to an order N of 32 times a power of
+// two; potri is the lower triangle of inv(U) inv(U)**H (herk) and lauum of
+// U U**H (herk). cuSOLVER's trtri and potri, which this replaces, took
+// 0.4 and 0.5 ms on the device at n = 512 and 3.0 and 3.6 at 2048, and
+// its lauum 0.1 and 0.8 (H200, inverse-NVIDIA-H200-2026-11-26c.txt).
+// Up to these orders the one trip with cuSOLVER's routines beat the hybrid
+// (H200, d L and U, ms: trtri 2048 3.8-3.9 against 4.0-4.6, 3072 8.0
+// against 5.7-6.7; potri 2048 4.4-4.5 against 6.0-7.2, 3072 9.2 against
+// 9.0-11.9, 4096 16.5-16.9 against 13.0-14.6; lauum 4096 5.5-5.9 against
+// 7.6-9.7, and larger orders no longer fit the staging;
+// bench/results/inverse-tuning-NVIDIA-H200-2026-11-26.txt).
 lint one_trip_limit(Op op) { return op == Op::trtri ? 2048 : op == Op::potri ? 3072 : 4608; }
 
 template <class T> struct OneTripInverse {
+  using R = typename Prec<T>::real;
   Op op;
   bool unit;
   const char *name = op == Op::trtri ? "trtri" : op == Op::lauum ? "lauum" : "potri";
   const char *refused = "singular on the device: LAPACK computes it";
-  std::size_t device_bytes = 0, host_bytes = 0;
-  std::vector<char> host;  // Xtrtri's host workspace
-  int lwork = 0;
-  cublasDiagType_t diag() const { return unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
-  bool init(Context &c, lint n, T *d, std::size_t *work_bytes) {
-    bool fine = op == Op::trtri ? ok(cusolverDnXtrtri_bufferSize(c.solver, CUBLAS_FILL_MODE_LOWER, diag(), n,
-                                                                 blas::data_type<T>(), d, n, &device_bytes,
-                                                                 &host_bytes))
-                : op == Op::lauum ? ok(lauum_work(c.solver, int(n), d, &lwork))
-                                  : ok(potri_work(c.solver, int(n), d, &lwork));
-    if (op != Op::trtri) device_bytes = std::size_t(lwork) * sizeof(T);
-    host.resize(host_bytes);
-    *work_bytes = kept_at() + std::size_t(n) * sizeof(T);
-    return fine;
+  lint order = 0;  // N: u and x are N by N
+  std::size_t square() const { return (std::size_t(order) * order * sizeof(T) + 255) / 256 * 256; }
+  bool init(Context &, lint n, T *, std::size_t *work_bytes) {
+    order = op == Op::lauum ? n : 32;
+    while (order < n) order *= 2;
+    *work_bytes = (op == Op::lauum ? 1 : 2) * square();
+    return true;
   }
   bool run(Context &c, lint n, T *d, void *work, int *dinfo) {
-    if (op != Op::trtri)
-      return ok(op == Op::lauum ? lauum(c.solver, int(n), d, work, lwork, dinfo)
-                                : potri(c.solver, int(n), d, work, lwork, dinfo));
-    // A unit diagonal is not referenced, and LAPACK leaves it as it was;
-    // cuSOLVER writes it.
-    T *kept = reinterpret_cast<T *>(static_cast<char *>(work) + kept_at());
-    auto keep = [&](bool back) {
-      const std::size_t step = std::size_t(n + 1) * sizeof(T);
-      return !unit || ok(back ? cudaMemcpy2DAsync(d, step, kept, sizeof(T), sizeof(T), n, cudaMemcpyDeviceToDevice,
-                                                  c.compute_stream)
-                              : cudaMemcpy2DAsync(kept, sizeof(T), d, step, sizeof(T), n, cudaMemcpyDeviceToDevice,
-                                                  c.compute_stream));
-    };
-    return keep(false) &&
-           ok(cusolverDnXtrtri(c.solver, CUBLAS_FILL_MODE_LOWER, diag(), n, blas::data_type<T>(), d, n, work,
-                               device_bytes, host.empty() ? nullptr : host.data(), host_bytes, dinfo)) &&
-           keep(true);
+    T *u = static_cast<T *>(work), *x = reinterpret_cast<T *>(static_cast<char *>(work) + square());
+    const cudaStream_t st = c.compute_stream;
+    upper_from_lower<<<grid_for(int64_t(order) * order), 256, 0, st>>>(n, order, dv(d), n, unit, dv(u));
+    if (!ok(cudaGetLastError())) return false;
+    if (op == Op::potri || (op == Op::trtri && !unit))
+      first_zero_diagonal<<<1, 256, 0, st>>>(n, dv(d), n, dinfo);
+    else
+      (void)cudaMemsetAsync(dinfo, 0, sizeof(int), st);
+    if (!ok(cudaGetLastError())) return false;
+    if (op == Op::lauum)
+      return ok(blas::herk(c.blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, n, R(1), u, order, R(0), d, n));
+    if (!inverse_upper(c.blas, st, u, order, x, order, order, static_cast<T *>(nullptr),
+                       [](auto status) { return ok(status); }))
+      return false;
+    if (op == Op::potri)
+      return ok(blas::herk(c.blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, n, R(1), x, order, R(0), d, n));
+    lower_from_upper<<<grid_for(int64_t(n) * n), 256, 0, st>>>(n, dv(x), order, unit, dv(d), n);
+    return ok(cudaGetLastError());
   }
-  std::size_t kept_at() const { return (device_bytes + 255) / 256 * 256; }  // trtri: the unit diagonal, kept
 };
 
 template <class T> Result run(Op op, bool upper, bool unit, lint n, T *a, lint lda) {
