@@ -13,10 +13,13 @@
 //                   arrived from the host; one that arrives later catches up
 //                   with all the reflectors before it at the next step, so
 //                   the panels do not wait for the whole upload
-// The update is xLARFB as cuBLAS level 3: W = V**H C (gemm), W = T**H W
-// (trmm), C -= V W (gemm). V is a copy of the panel's reflectors with the
-// unit upper triangle written out (ones on the diagonal, zeros above), so
-// that plain gemms do the work and the caller's R stays untouched.
+// The update is xLARFB as cuBLAS level 3: W = V**H C, W2 = T**H W (T is
+// zero below its diagonal), C -= V W2, three gemms (cuBLAS's trmm for the
+// second took 100 us at 512 by 512 where a gemm took 22, H100,
+// bench/results/qr-tuning-NVIDIA-H100-2026-11-27.txt). V is a copy of the
+// panel's reflectors with the unit upper triangle written out (ones on the
+// diagonal, zeros above), so that plain gemms do the work and the caller's
+// R stays untouched.
 //
 // Three ways to factor a panel (Panel, HQR_PANEL):
 //   gpu (default): CholeskyQR2 and Householder reconstruction (cholqr.cuh),
@@ -220,10 +223,10 @@ template <class T> class HybridGeqrf {
     const std::size_t e = sizeof(T), v = e * ldda_ * nb_, tt = e * nb_ * nb_;
     auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
     // In order: V copies (the ring, then the compute and urgent lanes'),
-    // every T, keep's bytes, W, G, X, R, the inverses' scratch, tau, cuSOLVER's workspace and the
+    // every T, keep's bytes, W, W2, G, X, R, the inverses' scratch, tau, cuSOLVER's workspace and the
     // scratch (INFO x2, ||G - I||**2, max |pivot|, the signs).
     const std::size_t sizes[] = {v * (kRing + 2), tt * std::max<lint>(npanels_, 1), keep_ ? keep_extra_ + 256 : 0,
-                                 e * nb_ * n_,    tt, tt, tt, tt, on_device_ ? 0 : e * k_,
+                                 e * nb_ * n_,    e * nb_ * n_, tt, tt, tt, tt, on_device_ ? 0 : e * k_,
                                  solver_device_bytes_ + kScratch + sizeof(double) * nb_};
     std::size_t total = 0;
     for (std::size_t b : sizes) total += round(b);
@@ -247,6 +250,7 @@ template <class T> class HybridGeqrf {
       dextra_ = kept + 256;
     }
     dW_ = reinterpret_cast<T *>(take());
+    dW2_ = reinterpret_cast<T *>(take());
     dG_ = reinterpret_cast<T *>(take());
     dX_ = reinterpret_cast<T *>(take());
     dR_ = reinterpret_cast<T *>(take());
@@ -669,6 +673,8 @@ template <class T> class HybridGeqrf {
     if (!check(cudaEventSynchronize(panel_down_), Point::sync)) return false;
     cpu::geqr2(mk, kw, hpanel_, mk, htau_ + k0, cpu_work_.data());
     cpu::larft(mk, kf, hpanel_, mk, htau_ + k0, hT_, nb_, cpu_work_.data());
+    for (lint j = 0; j < kf; ++j)  // larfb multiplies by T with a gemm: zeros below its diagonal
+      std::fill(hT_ + j + 1 + std::size_t(j) * nb_, hT_ + kf + std::size_t(j) * nb_, T(0));
     return check(cudaMemcpy2DAsync(dev(k0, k0), ldda_ * sizeof(T), hpanel_, mk * sizeof(T), mk * sizeof(T), kw,
                                    cudaMemcpyHostToDevice, c_.urgent_stream),
                  Point::copy) &&
@@ -687,14 +693,13 @@ template <class T> class HybridGeqrf {
   bool larfb(lint p, const T *V, lint c0, lint nc, cublasHandle_t h) {
     const lint k0 = p * nb_, mk = panel_rows(p), kf = panel_reflectors(p);
     const T *Tm = tmat(p);
-    T *C = dev(k0, c0), *W = dW_ + std::size_t(c0) * nb_;
+    T *C = dev(k0, c0), *W = dW_ + std::size_t(c0) * nb_, *W2 = dW2_ + std::size_t(c0) * nb_;
     return nc == 0 ||
            (check(blas::gemm(h, blas::op_c<T>(), CUBLAS_OP_N, kf, nc, mk, T(1), V, ldda_, C, ldda_, T(0), W, nb_),
                   Point::kernel) &&
-            check(blas::trmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), CUBLAS_DIAG_NON_UNIT, kf, nc,
-                             T(1), Tm, nb_, W, nb_, W, nb_),
+            check(blas::gemm(h, blas::op_c<T>(), CUBLAS_OP_N, kf, nc, kf, T(1), Tm, nb_, W, nb_, T(0), W2, nb_),
                   Point::kernel) &&
-            check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mk, nc, kf, T(-1), V, ldda_, W, nb_, T(1), C, ldda_),
+            check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mk, nc, kf, T(-1), V, ldda_, W2, nb_, T(1), C, ldda_),
                   Point::kernel));
   }
 
@@ -801,7 +806,7 @@ template <class T> class HybridGeqrf {
   void *dextra_ = nullptr;
   T *dX_ = nullptr, *dR_ = nullptr, *dIW_ = nullptr;  // gpu mode: b-by-b inverses, R = R2 R1, inverse_upper's scratch
   static constexpr int kRing = 3;  // the latest panels' V copies
-  T *dA_ = nullptr, *dT_ = nullptr, *dW_ = nullptr, *dG_ = nullptr, *dtau_ = nullptr;
+  T *dA_ = nullptr, *dT_ = nullptr, *dW_ = nullptr, *dW2_ = nullptr, *dG_ = nullptr, *dtau_ = nullptr;
   T *dV_[kRing] = {}, *dVc_ = nullptr, *dVu_ = nullptr;  // V copies: the ring, the compute and urgent lanes'
   void *dsolver_ = nullptr;
   int *dinfo_ = nullptr;
