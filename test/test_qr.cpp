@@ -804,6 +804,39 @@ template <class T> void gels_scaled(void **) {
       }
 }
 
+// geqrf of tiny and huge data, unscaled (xGEQRF does not scale): xLARFG's
+// norms must neither under- nor overflow, and where beta falls below
+// SAFMIN it rescales. |R| against the reference's, relative to its largest
+// entry, and tau's real parts in [1, 2] where tau is not zero.
+template <class T> void geqrf_scaled(void **) {
+  using R = real_t<T>;
+  const R smlnum = std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon();
+  for (R scale : {R(smlnum / 64), R(std::numeric_limits<R>::min() * 4), R(1) / smlnum * 8})
+    for (const Shape &sh : {Shape{150, 60}, Shape{60, 150}, Shape{97, 97}}) {
+      const lint m = sh.m, n = sh.n, k = std::min(m, n);
+      const std::string ctx =
+          context("%cgeqrf m=%ld n=%ld max|a_ij| ~ %g", prefix<T>(), long(m), long(n), double(scale));
+      Matrix<T> a0 = random_matrix<T>(m, n, m);
+      for (auto &x : a0.data) x *= scale;
+      Matrix<T> a = a0, ra = a0;
+      std::vector<T> tau(static_cast<size_t>(k)), rtau(static_cast<size_t>(k)), work(static_cast<size_t>(64 * n));
+      assert_info(geqrf<T>(m, n, a.ptr(), m, tau.data(), work.data(), lint(work.size())), 0, ctx);
+      assert_info(geqrf<T>(m, n, ra.ptr(), m, rtau.data(), work.data(), lint(work.size()), Lib::ref), 0,
+                  ctx + " (reference)");
+      double dr = 0, nr = 0;
+      for (lint j = 0; j < n; ++j)
+        for (lint i = 0; i <= std::min(j, m - 1); ++i) {
+          dr = std::max(dr, std::abs(double(std::abs(a(i, j))) - double(std::abs(ra(i, j)))));
+          nr = std::max(nr, double(std::abs(ra(i, j))));
+        }
+      if (!(nr > 0)) fail_msg("%s: the reference's R is zero", ctx.c_str());
+      assert_ratio(dr / (nr * double(m) * eps<T>()), ctx + " |R| - |R_ref|");
+      for (lint j = 0; j < k; ++j)
+        if (tau[size_t(j)] != T(0) && !(std::real(tau[size_t(j)]) >= 1 && std::real(tau[size_t(j)]) <= 2))
+          fail_msg("%s: tau(%ld) = %g outside [1, 2]", ctx.c_str(), long(j + 1), double(std::real(tau[size_t(j)])));
+    }
+}
+
 // ---- LWORK too small --------------------------------------------------------
 
 // One below LAPACK's minimum (and 0, and -2): XERBLA once with the routine's
@@ -870,7 +903,7 @@ int main() {
       ALL_TYPES(ormqr_vs_explicit_q),
       ALL_TYPES(ormqr_quick_return), ALL_TYPES(gels_residual),       ALL_TYPES(lwork_too_small),
       ALL_TYPES(ormqr_blocks),       ALL_TYPES(orgqr_blocks),        ALL_TYPES(gels_blocks),
-      ALL_TYPES(gels_rank_deficient), ALL_TYPES(gels_scaled),  cmocka_unit_test(catch_up_schedule),
+      ALL_TYPES(gels_rank_deficient), ALL_TYPES(gels_scaled),  ALL_TYPES(geqrf_scaled),  cmocka_unit_test(catch_up_schedule),
   };
   // HQR_TEST_FILTER (a cmocka pattern, e.g. "geqrf*") runs a subset: the GPU
   // machine's fault and sanitizer runs.

@@ -1,7 +1,8 @@
 // Small QR problems in one trip (one_trip.cuh): xGEQRF, xORMQR/xUNMQR,
 // xORGQR/xUNGQR and xGELS with their arrays uploaded whole, the work done
-// on the device by cuSOLVER (geqrf, ormqr/unmqr, orgqr/ungqr) and cuBLAS's
-// trsm, the results downloaded whole.
+// on the device by hqr's kernels and blocks (panel_qr.cuh,
+// block_reflector.cuh), cuSOLVER (geqrf, ormqr/unmqr and orgqr/ungqr where
+// hqr's lose) and cuBLAS, the results downloaded whole.
 //
 // Why: below about 2048 the hybrid paths' per-block staging, events and
 // T factors cost more than the device work. cuSOLVER's own geqrf is
@@ -21,6 +22,7 @@
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/one_trip.cuh"
+#include "cuda/panel_qr.cuh"
 #include "cuda/qr_device.hpp"
 #include "cuda/qr_kernels.cuh"
 
@@ -55,16 +57,23 @@ HQR_CUSOLVER_Q(std::complex<float>, C, unmqr, ungqr)
 HQR_CUSOLVER_Q(std::complex<double>, Z, unmqr, ungqr)
 #undef HQR_CUSOLVER_Q
 
-// Which QR of an m-by-n matrix in one trip: cuSOLVER's geqrf for small,
-// near-square shapes, where it is fastest (one launch sequence per column,
-// but no panel of hqr's worth its set-up), hqr's device geqrf
-// (geqrf_device: CholeskyQR2 panels) elsewhere. H200, d, ms host to host:
-// 256^2 0.8 against 1.7, 512^2 1.9 / 2.6, 768^2 3.1 / 3.5, 1024^2 4.6 /
-// 4.5; 4096x512 4.5 / 2.6, 512x4096 4.1 / 3.4.
-bool cusolver_geqrf(lint m, lint n) {
+// Which QR of an m-by-n matrix in one trip: hqr's small geqrf (panel_qr.cuh)
+// for small, near-square shapes, where per-column launches bound cuSOLVER's
+// geqrf and hqr's CholeskyQR2 panels alike, hqr's device geqrf
+// (geqrf_device: CholeskyQR2 panels) elsewhere. H200, d, ms host to host,
+// cuSOLVER's geqrf / geqrf_device: 256^2 0.8 / 1.7, 512^2 1.9 / 2.6,
+// 768^2 3.1 / 3.5, 1024^2 4.6 / 4.5; 4096x512 4.5 / 2.6, 512x4096 4.1 /
+// 3.4. The small geqrf against cuSOLVER's (H200, d, ms): 256^2 0.72-0.77
+// / 0.86-0.91, 512^2 1.75-1.84 / 1.96-2.13, 768^2 and 700x650 even, but
+// 1536x768 5.1 / 4.7 (panels of 16 columns there, as 32 do not fit the
+// shared memory; bench/results/qr-tuning-NVIDIA-H200-2026-11-27c.txt), so
+// cuSOLVER's geqrf keeps taller matrices, and any device whose shared
+// memory holds no panel.
+bool small_geqrf(lint m, lint n) {
   const lint lo = std::min(m, n), hi = std::max(m, n);
   return lo <= 768 && hi <= 2 * lo;
 }
+constexpr lint kPanelQrRows = 1024;
 // Whether a QR of an m-by-n matrix goes in one trip at all: up to a
 // smaller dimension of 1024 and `mib` MiB, where it beats the hybrid (H200,
 // d, ms, one trip / hybrid: 1024^2 4.5 / 4.5, 2048x1024 4.3 / 4.6,
@@ -87,11 +96,13 @@ template <class S> __global__ void unpack_reflectors(int64_t m, int64_t k, int64
 }
 
 // The QR of the m-by-n f (leading dimension ldf) on the device, tau into
-// dtau: cuSOLVER's geqrf, or hqr's device geqrf (geqrf_device: its own
-// scratch, synchronous).
+// dtau: geqrf_small (panel_qr.cuh; panels of `width` columns), cuSOLVER's
+// geqrf, or hqr's device geqrf (geqrf_device: its own scratch,
+// synchronous).
 template <class T> struct Factor {
   lint m, n, ldf;
-  bool own = !cusolver_geqrf(m, n);
+  bool own = !small_geqrf(m, n);
+  int width = 0;
   cusolverDnParams_t params = nullptr;
   std::size_t device_bytes = 0, host_bytes = 0;
   std::vector<char> host;
@@ -104,6 +115,13 @@ template <class T> struct Factor {
   bool init(Context &c, T *f, T *dtau) {
     const cudaDataType t = blas::data_type<T>();
     if (own) return true;
+    int smem = 0;
+    if (m <= kPanelQrRows && ok(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, c.device)))
+      width = panel_qr_width<T>(m, std::size_t(smem));
+    if (width) {
+      device_bytes = geqrf_small_work(m, n, width) * sizeof(T);
+      return true;
+    }
     if (!ok(cusolverDnCreateParams(&params)) ||
         !ok(cusolverDnXgeqrf_bufferSize(c.solver, params, m, n, t, f, ldf, t, dtau, t, &device_bytes, &host_bytes)))
       return false;
@@ -112,6 +130,9 @@ template <class T> struct Factor {
   }
   bool run(Context &c, T *f, T *dtau, void *work, int *dinfo) {
     if (own) return geqrf_device(c, m, n, f, ldf, dtau).ran;
+    if (width)
+      return geqrf_small(c.blas, c.compute_stream, m, n, f, ldf, dtau, width, static_cast<T *>(work),
+                         [](auto status) { return ok(status); });
     const cudaDataType t = blas::data_type<T>();
     return ok(cusolverDnXgeqrf(c.solver, params, m, n, t, f, ldf, t, dtau, t, work, device_bytes,
                                host.empty() ? nullptr : host.data(), host_bytes, dinfo));

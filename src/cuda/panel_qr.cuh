@@ -1,0 +1,304 @@
+// xGEQRF on the device for small matrices (the QR one trip, qr_one_trip.cu):
+// each panel of b columns is factored by one thread block holding it in
+// shared memory (panel_qr: xGEQR2 and xLARFT in one launch), and the rest
+// of the matrix is updated by two gemms a panel.
+//
+// Why: cuSOLVER's geqrf is bound by its column steps at these orders (H200,
+// d, on the device: 256^2 0.68 ms, 512^2 1.67 ms; its geqr2 kernel 3.7 us
+// a column), and hqr's CholeskyQR2 panels by a score of small launches a
+// panel. Here a column costs one barrier: warp c owns column c of the
+// panel, forms v_j**H c and its update itself, and the owner of column j+1
+// forms the next reflector's scalars straight after its own update. The
+// kernel is still bound by instruction issue on its one SM (ncu, H200: a
+// 512-by-32 panel 166 us at the profiler's 1.5 GHz, IPC 1.7; 3-4 of the
+// ten-odd instructions per element and column are loads and tests), so
+// the next step is columns held in registers; see
+// bench/results/qr-tuning-NVIDIA-H200-2026-11-27c.txt.
+#pragma once
+
+#include <cfloat>
+
+#include "cuda/blas.cuh"
+#include "cuda/cholqr.cuh"
+#include "cuda/qr_kernels.cuh"
+
+namespace hqr::gpu {
+namespace {
+
+__device__ inline float neg(float x) { return -x; }
+__device__ inline double neg(double x) { return -x; }
+__device__ inline cuFloatComplex neg(cuFloatComplex x) { return make_cuFloatComplex(-x.x, -x.y); }
+__device__ inline cuDoubleComplex neg(cuDoubleComplex x) { return make_cuDoubleComplex(-x.x, -x.y); }
+__device__ inline float complex_of(float, double r, double) { return float(r); }
+__device__ inline double complex_of(double, double r, double) { return r; }
+__device__ inline cuFloatComplex complex_of(cuFloatComplex, double r, double i) {
+  return make_cuFloatComplex(float(r), float(i));
+}
+__device__ inline cuDoubleComplex complex_of(cuDoubleComplex, double r, double i) { return make_cuDoubleComplex(r, i); }
+
+// Sums and maxima over a warp, every lane getting the result.
+__device__ inline double warp_sum(double x) {
+  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+__device__ inline float warp_sum(float x) {
+  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+__device__ inline cuFloatComplex warp_sum(cuFloatComplex x) { return make_cuFloatComplex(warp_sum(x.x), warp_sum(x.y)); }
+__device__ inline cuDoubleComplex warp_sum(cuDoubleComplex x) {
+  return make_cuDoubleComplex(warp_sum(x.x), warp_sum(x.y));
+}
+__device__ inline double warp_max(double x) {  // a NaN anywhere gives NaN
+  for (int o = 16; o > 0; o /= 2) {
+    const double y = __shfl_xor_sync(0xffffffffu, x, o);
+    if (y > x || y != y) x = y;
+  }
+  return x;
+}
+
+// LAPACK's xLAPY3: sqrt(x**2 + y**2 + z**2) without needless overflow.
+__device__ inline double lapy3(double x, double y, double z) {
+  const double w = fmax(fabs(x), fmax(fabs(y), fabs(z)));
+  if (w == 0) return fabs(x) + fabs(y) + fabs(z);
+  return w * sqrt((x / w) * (x / w) + (y / w) * (y / w) + (z / w) * (z / w));
+}
+
+// xLARFG's scalars by one warp for column j of a panel in shared memory
+// (col, rows j..mk-1): alpha = col[j], x = col[j+1..], ssq the warp's sum
+// of |x_i|**2. tau, beta and f, the factor that turns x into v's entries
+// below its unit, go to *tau, *beta and *f; x itself is left for the
+// panel's warps to scale as they read it (panel_qr). Arithmetic in double
+// for every element type, so that single-precision data never needs
+// xLARFG's rescaling, which is kept for double. Where alpha and x are far
+// from under- and overflow, beta takes one square root and tau and f one
+// division each: on the kernel's critical path, double division and square
+// roots are sequences of dependent instructions.
+template <class S> __device__ void warp_larfg(int mk, int j, const S *col, double ssq, S *tau, S *beta, S *f) {
+  const int lane = threadIdx.x & 31;
+  double alphr = re(col[j]), alphi = im(col[j]);
+  const double a2 = alphr * alphr + alphi * alphi;
+  S t = dev_zero(S()), b = col[j];
+  double fr = 1, fi = 0;
+  if (ssq >= 1e-280 && ssq <= 1e280 && (a2 == 0 || (a2 >= 1e-280 && a2 <= 1e280))) {
+    const double be = -copysign(sqrt(a2 + ssq), alphr), rb = 1 / be;
+    t = complex_of(S(), (be - alphr) * rb, -alphi * rb);
+    const double dr = alphr - be, di = alphi, rd = 1 / (dr * dr + di * di);  // |dr| >= |beta|
+    fr = dr * rd, fi = -di * rd;
+    b = complex_of(S(), be, 0);
+  } else {
+    double xnorm = 0, amax = 0;  // xNRM2 with its scaling
+    for (int i = j + 1 + lane; i < mk; i += 32) {
+      const double a = dev_abs(col[i]);
+      if (a > amax || a != a) amax = a;
+    }
+    amax = warp_max(amax);
+    xnorm = amax;
+    if (amax > 0 && amax <= DBL_MAX) {
+      double s = 0;
+      for (int i = j + 1 + lane; i < mk; i += 32) {
+        const double r = re(col[i]) / amax, q = im(col[i]) / amax;
+        s += r * r + q * q;
+      }
+      xnorm = amax * sqrt(warp_sum(s));
+    }
+    if (!(xnorm == 0 && alphi == 0)) {
+      const double safmin = DBL_MIN / (DBL_EPSILON / 2), rsafmn = 1 / safmin;
+      double be = -copysign(lapy3(alphr, alphi, xnorm), alphr), scale = 1;
+      int knt = 0;
+      if (fabs(be) < safmin) {  // beta may be inaccurate: scale x and alpha up, up to 20 times
+        do {
+          ++knt;
+          scale *= rsafmn;
+          be *= rsafmn;
+          alphr *= rsafmn;
+          alphi *= rsafmn;
+        } while (fabs(be) < safmin && knt < 20);
+        be = -copysign(lapy3(alphr, alphi, xnorm * scale), alphr);
+      }
+      t = complex_of(S(), (be - alphr) / be, -alphi / be);
+      // f = scale / (alpha - beta), the division as Smith's.
+      const double dr = alphr - be, di = alphi;
+      if (fabs(dr) >= fabs(di)) {
+        const double r = di / dr, den = dr + di * r;
+        fr = 1 / den, fi = -r / den;
+      } else {
+        const double r = dr / di, den = di + dr * r;
+        fr = r / den, fi = -1 / den;
+      }
+      fr *= scale, fi *= scale;
+      for (int k = 0; k < knt; ++k) be *= safmin;
+      b = complex_of(S(), be, 0);
+    }
+  }
+  if (lane == 0) *tau = t, *beta = b, *f = complex_of(S(), fr, fi);
+}
+
+// Shared memory of panel_qr for an mk-row panel of up to B columns: the
+// panel, T, the products v_j**H v_c, tau, beta and f.
+template <class S> constexpr std::size_t panel_qr_smem(int64_t mk, int b) {
+  return (std::size_t(mk) * b + 2 * std::size_t(b) * b + 3 * std::size_t(b)) * sizeof(S);
+}
+
+// LAPACK's xGEQR2 and xLARFT (forward, columnwise) of the mk-by-kb panel a
+// (kb <= B <= mk), one block of 32 B threads: a gets R and the
+// reflectors, tau the kb scalars, v (leading dimension ldv) the reflectors
+// with their unit upper triangle written out, and z = V T, so that
+// C := H**H C = C - V (Z**H C) takes two gemms.
+//
+// Warp c owns column c. The critical path is one warp a column (the owner
+// of column j+1 updates it by reflector j and forms reflector j+1's
+// scalars), so nothing else waits on it: reflector j's x is scaled by f_j
+// as each warp reads it, and stored scaled by its owner a step later.
+template <class S, int B>
+__global__ void __launch_bounds__(32 * B)
+    panel_qr(int mk, int kb, S *a, int64_t lda, S *tau, S *v, int64_t ldv, S *z, int64_t ldz) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  S *sa = reinterpret_cast<S *>(smem);  // the panel, leading dimension mk
+  S *st = sa + int64_t(mk) * B;        // T, B by B
+  S *ss = st + B * B;                  // ss[c + j B] = v_j**H v_c, c < j
+  S *stau = ss + B * B, *sbeta = stau + B, *sf = sbeta + B;
+  const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const S one = dev_one(S()), zero = dev_zero(S());
+  auto ssq_of = [](S x) { return re(x) * re(x) + im(x) * im(x); };
+  if (w < kb)
+    for (int i = lane; i < mk; i += 32) sa[i + w * mk] = a[i + w * lda];
+  if (w == 0) {
+    __syncwarp();
+    double ssq = 0;
+    for (int i = 1 + lane; i < mk; i += 32) ssq += ssq_of(sa[i]);
+    warp_larfg(mk, 0, sa, warp_sum(ssq), stau, sbeta, sf);
+  }
+  __syncthreads();
+  // Step j: every other column c gets s = v_j**H c, v_j = [0; 1; f_j x_j]
+  // (rows above j add zeros). The later ones are updated, c -= conj(tau_j)
+  // v_j s (H_j**H c), the earlier ones keep s for T, and the owner of
+  // column j-1 first stores its x scaled.
+  for (int j = 0; j < kb; ++j) {
+    if (w < kb && w != j) {
+      S *cw = sa + int64_t(w) * mk;
+      if (w == j - 1) {
+        const S fw = sf[w];
+        for (int i = w + 1 + lane; i < mk; i += 32) cw[i] = mul(cw[i], fw);
+        __syncwarp();
+      }
+      const S *xj = sa + int64_t(j) * mk, fj = sf[j];
+      S acc = zero;  // -s
+#pragma unroll 4
+      for (int i = lane; i < mk; i += 32) {
+        const S vi = i > j ? mul(xj[i], fj) : i == j ? one : zero;
+        acc = fms(acc, cj(vi), cw[i]);
+      }
+      const S s = neg(warp_sum(acc));
+      if (w > j) {
+        const S g = mul(cj(stau[j]), s);
+        double ssq = 0;  // of the updated x below row j+1, for column j+1's scalars
+#pragma unroll 4
+        for (int i = lane; i < mk; i += 32) {
+          const S vi = i > j ? mul(xj[i], fj) : i == j ? one : zero;
+          const S x = fms(cw[i], vi, g);
+          cw[i] = x;
+          ssq += i > j + 1 ? ssq_of(x) : 0.;
+        }
+        if (w == j + 1) {
+          __syncwarp();
+          warp_larfg(mk, j + 1, cw, warp_sum(ssq), stau + j + 1, sbeta + j + 1, sf + j + 1);
+        }
+      } else if (lane == 0) {
+        ss[w + j * B] = s;
+      }
+    }
+    __syncthreads();
+  }
+  if (w == kb - 1) {
+    const S fw = sf[w];
+    for (int i = w + 1 + lane; i < mk; i += 32) sa[i + int64_t(w) * mk] = mul(sa[i + int64_t(w) * mk], fw);
+  }
+  // T: lane t of warp 0 forms row t, T(t, j) = -tau_j sum_{k=t}^{j-1}
+  // T(t, k) conj(v_j**H v_k), reading only its own row.
+  if (w == 0 && lane < kb) {
+    const int t = lane;
+    for (int j = 0; j < kb; ++j) {
+      S x = zero;
+      if (t < j) {
+        S acc = zero;
+#pragma unroll 4
+        for (int k = t; k < j; ++k) acc = fms(acc, st[t + k * B], cj(ss[k + j * B]));
+        x = mul(stau[j], acc);
+      } else if (t == j) {
+        x = stau[j];
+      }
+      st[t + j * B] = x;
+    }
+  }
+  __syncthreads();
+  // The outputs, a thread an element: a, v, and z = V T, whose (i, c)
+  // entry is sum_{k <= min(i, c)} V(i, k) T(k, c).
+  for (int e = threadIdx.x; e < mk * kb; e += 32 * B) {
+    const int i = e % mk, c = e / mk;
+    const S x = sa[i + c * mk];
+    a[i + c * lda] = i == c ? sbeta[c] : x;
+    v[i + c * ldv] = i < c ? zero : i == c ? one : x;
+    S acc = zero;  // -(V T)(i, c)
+#pragma unroll 8
+    for (int k = 0; k <= min(i, c); ++k) acc = fms(acc, k < i ? sa[i + k * mk] : one, st[k + c * B]);
+    z[i + c * ldz] = neg(acc);
+  }
+  if (threadIdx.x < kb) tau[threadIdx.x] = stau[threadIdx.x];
+}
+
+// The panel width for an m-row matrix: the widest of 32, 16 and 8 columns
+// whose panel fits the device's shared memory (`smem` bytes a block), 0 if
+// none does.
+template <class T> int panel_qr_width(int64_t m, std::size_t smem) {
+  using S = typename Dev<T>::type;
+  for (int b : {32, 16, 8})
+    if (panel_qr_smem<S>(m, b) <= smem) return b;
+  return 0;
+}
+// Device workspace of geqrf_small, in elements: V and Z (m by b), W (b by n).
+inline std::size_t geqrf_small_work(int64_t m, int64_t n, int b) { return std::size_t(b) * (2 * m + n); }
+
+// panel_qr<B> on an mk-row panel; `first` lets the kernel have the shared
+// memory of the call's first (tallest) panel.
+template <class T, int B>
+cudaError_t launch_panel_qr(cudaStream_t s, bool first, int64_t mk, int64_t kb, T *a, int64_t lda, T *tau, T *v, T *z) {
+  using S = typename Dev<T>::type;
+  const std::size_t bytes = panel_qr_smem<S>(mk, B);
+  if (first) {
+    const cudaError_t e = cudaFuncSetAttribute(panel_qr<S, B>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+    if (e != cudaSuccess) return e;
+  }
+  panel_qr<S, B><<<1, 32 * B, bytes, s>>>(int(mk), int(kb), dv(a), lda, dv(tau), dv(v), mk, dv(z), mk);
+  return cudaGetLastError();
+}
+
+// LAPACK's xGEQRF of the m-by-n a (leading dimension lda, on the device)
+// in panels of b columns (panel_qr_width), tau into tau, on h's stream s;
+// work holds geqrf_small_work(m, n, b) elements. check(status) records a
+// failure.
+template <class T, class Check>
+bool geqrf_small(cublasHandle_t h, cudaStream_t s, int64_t m, int64_t n, T *a, int64_t lda, T *tau, int b, T *work,
+                 Check &&check) {
+  const int64_t k = std::min(m, n);
+  T *v = work, *z = work + std::size_t(m) * b, *w = z + std::size_t(m) * b;
+  for (int64_t k0 = 0; k0 < k; k0 += b) {
+    const int64_t kb = std::min<int64_t>(b, k - k0), mk = m - k0, nc = n - k0 - kb;
+    T *p = a + k0 + k0 * lda;
+    const bool first = k0 == 0;
+    const cudaError_t e = b == 32   ? launch_panel_qr<T, 32>(s, first, mk, kb, p, lda, tau + k0, v, z)
+                          : b == 16 ? launch_panel_qr<T, 16>(s, first, mk, kb, p, lda, tau + k0, v, z)
+                                    : launch_panel_qr<T, 8>(s, first, mk, kb, p, lda, tau + k0, v, z);
+    if (!check(e)) return false;
+    if (nc > 0) {
+      T *c = p + kb * lda;
+      if (!check(blas::gemm(h, blas::op_c<T>(), CUBLAS_OP_N, kb, nc, mk, T(1), z, mk, c, lda, T(0), w, b)) ||
+          !check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mk, nc, kb, T(-1), v, mk, w, b, T(1), c, lda)))
+        return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+}  // namespace hqr::gpu
