@@ -53,8 +53,9 @@ const char *key(Routine r) {
 // code are measured again (2026-11-26: the one trip of potrf, trtri, lauum
 // and potri; on the H200 lauum's crossover fell from above 1024 to 256;
 // 2026-11-26b: the one trip of geqrf, ormqr, orgqr and gels; 2026-11-27:
-// the one trip of trtri, lauum and potri on hqr's own steps).
-constexpr const char *kCalibration = "2026-11-27";
+// the one trip of trtri, lauum and potri on hqr's own steps; 2026-11-27b:
+// geqrf's and gels's one trip on hqr's small geqrf, panel_qr.cuh).
+constexpr const char *kCalibration = "2026-11-27b";
 std::string cache_path() {
   std::string dir;
   if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
