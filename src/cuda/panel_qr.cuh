@@ -8,12 +8,16 @@
 // a column), and hqr's CholeskyQR2 panels by a score of small launches a
 // panel. Here a column costs one barrier: warp c owns column c of the
 // panel, forms v_j**H c and its update itself, and the owner of column j+1
-// forms the next reflector's scalars straight after its own update. The
-// kernel is still bound by instruction issue on its one SM (ncu, H200: a
-// 512-by-32 panel 166 us at the profiler's 1.5 GHz, IPC 1.7; 3-4 of the
-// ten-odd instructions per element and column are loads and tests), so
-// the next step is columns held in registers; see
-// bench/results/qr-tuning-NVIDIA-H200-2026-11-27c.txt.
+// forms the next reflector's scalars straight after its own update. What
+// bounds it (ncu, H200, at the profiler's 1.5 GHz): a 512-by-32 panel takes
+// 166-168 us in double, of which each column step's loads and stores of
+// the pivot and of every column (2560 warp accesses of two wavefronts at
+// 512 rows) are the most; a 64-row panel still takes 60-80 us, about 2 us
+// a column of barrier, reductions and xLARFG's serial chain. Cutting the
+// instructions by a third sped single precision up by a tenth and double
+// not at all; the panel held in registers (a warp a block of rows, a lane
+// a column, four barriers a column) was slower at every order
+// (bench/results/qr-tuning-NVIDIA-H200-2026-11-27c.txt).
 #pragma once
 
 #include <cfloat>
@@ -67,8 +71,8 @@ __device__ inline double lapy3(double x, double y, double z) {
 // xLARFG's scalars by one warp for column j of a panel in shared memory
 // (col, rows j..mk-1): alpha = col[j], x = col[j+1..], ssq the warp's sum
 // of |x_i|**2. tau, beta and f, the factor that turns x into v's entries
-// below its unit, go to *tau, *beta and *f; x itself is left for the
-// panel's warps to scale as they read it (panel_qr). Arithmetic in double
+// below its unit, go to *tau, *beta and *f; the caller scales x (panel_qr).
+// Arithmetic in double
 // for every element type, so that single-precision data never needs
 // xLARFG's rescaling, which is kept for double. Where alpha and x are far
 // from under- and overflow, beta takes one square root and tau and f one
@@ -146,10 +150,10 @@ template <class S> constexpr std::size_t panel_qr_smem(int64_t mk, int b) {
 // with their unit upper triangle written out, and z = V T, so that
 // C := H**H C = C - V (Z**H C) takes two gemms.
 //
-// Warp c owns column c. The critical path is one warp a column (the owner
-// of column j+1 updates it by reflector j and forms reflector j+1's
-// scalars), so nothing else waits on it: reflector j's x is scaled by f_j
-// as each warp reads it, and stored scaled by its owner a step later.
+// Warp c owns column c. The critical path is one warp a column: the owner
+// of column j+1 updates it by reflector j, forms reflector j+1's scalars
+// and scales its x; the other warps' loops test nothing per element past
+// the first 32 rows.
 template <class S, int B>
 __global__ void __launch_bounds__(32 * B)
     panel_qr(int mk, int kb, S *a, int64_t lda, S *tau, S *v, int64_t ldv, S *z, int64_t ldz) {
@@ -168,51 +172,53 @@ __global__ void __launch_bounds__(32 * B)
     double ssq = 0;
     for (int i = 1 + lane; i < mk; i += 32) ssq += ssq_of(sa[i]);
     warp_larfg(mk, 0, sa, warp_sum(ssq), stau, sbeta, sf);
+    __syncwarp();
+    for (int i = 1 + lane; i < mk; i += 32) sa[i] = mul(sa[i], sf[0]);
   }
   __syncthreads();
-  // Step j: every other column c gets s = v_j**H c, v_j = [0; 1; f_j x_j]
-  // (rows above j add zeros). The later ones are updated, c -= conj(tau_j)
-  // v_j s (H_j**H c), the earlier ones keep s for T, and the owner of
-  // column j-1 first stores its x scaled.
+  // Step j: every other column c gets s = v_j**H c. The later ones are
+  // updated, c -= conj(tau_j) v_j s (H_j**H c), the earlier ones keep s
+  // for T.
   for (int j = 0; j < kb; ++j) {
     if (w < kb && w != j) {
       S *cw = sa + int64_t(w) * mk;
-      if (w == j - 1) {
-        const S fw = sf[w];
-        for (int i = w + 1 + lane; i < mk; i += 32) cw[i] = mul(cw[i], fw);
-        __syncwarp();
-      }
-      const S *xj = sa + int64_t(j) * mk, fj = sf[j];
-      S acc = zero;  // -s
+      const S *xj = sa + int64_t(j) * mk;
+      // Reflector j's entry in row i: rows above j (all in the first 32,
+      // as j < B) are zero, row j is its unit.
+      auto vj = [&](int i) { return i > j ? xj[i] : i == j ? one : zero; };
+      S acc = lane < mk ? fms(zero, cj(vj(lane)), cw[lane]) : zero;  // -s
 #pragma unroll 4
-      for (int i = lane; i < mk; i += 32) {
-        const S vi = i > j ? mul(xj[i], fj) : i == j ? one : zero;
-        acc = fms(acc, cj(vi), cw[i]);
-      }
+      for (int i = lane + 32; i < mk; i += 32) acc = fms(acc, cj(xj[i]), cw[i]);
       const S s = neg(warp_sum(acc));
-      if (w > j) {
+      if (w == j + 1) {  // update, then reflector j+1 from the updated column
         const S g = mul(cj(stau[j]), s);
-        double ssq = 0;  // of the updated x below row j+1, for column j+1's scalars
+        double ssq = 0;  // over rows below j+1
+        if (lane < mk) {
+          const S x = fms(cw[lane], vj(lane), g);
+          cw[lane] = x;
+          ssq = lane > j + 1 ? ssq_of(x) : 0.;
+        }
 #pragma unroll 4
-        for (int i = lane; i < mk; i += 32) {
-          const S vi = i > j ? mul(xj[i], fj) : i == j ? one : zero;
-          const S x = fms(cw[i], vi, g);
+        for (int i = lane + 32; i < mk; i += 32) {
+          const S x = fms(cw[i], xj[i], g);
           cw[i] = x;
-          ssq += i > j + 1 ? ssq_of(x) : 0.;
+          ssq += ssq_of(x);
         }
-        if (w == j + 1) {
-          __syncwarp();
-          warp_larfg(mk, j + 1, cw, warp_sum(ssq), stau + j + 1, sbeta + j + 1, sf + j + 1);
-        }
+        __syncwarp();
+        warp_larfg(mk, j + 1, cw, warp_sum(ssq), stau + j + 1, sbeta + j + 1, sf + j + 1);
+        __syncwarp();
+        const S f = sf[j + 1];
+        for (int i = j + 2 + lane; i < mk; i += 32) cw[i] = mul(cw[i], f);
+      } else if (w > j) {
+        const S g = mul(cj(stau[j]), s);
+        if (lane < mk) cw[lane] = fms(cw[lane], vj(lane), g);
+#pragma unroll 4
+        for (int i = lane + 32; i < mk; i += 32) cw[i] = fms(cw[i], xj[i], g);
       } else if (lane == 0) {
         ss[w + j * B] = s;
       }
     }
     __syncthreads();
-  }
-  if (w == kb - 1) {
-    const S fw = sf[w];
-    for (int i = w + 1 + lane; i < mk; i += 32) sa[i + int64_t(w) * mk] = mul(sa[i + int64_t(w) * mk], fw);
   }
   // T: lane t of warp 0 forms row t, T(t, j) = -tau_j sum_{k=t}^{j-1}
   // T(t, k) conj(v_j**H v_k), reading only its own row.
