@@ -758,8 +758,14 @@ template <class S> __global__ void first_zero_diagonal(int64_t n, const S *d, in
 // against 5.7-6.7; potri 2048 4.4-4.5 against 6.0-7.2, 3072 9.2 against
 // 9.0-11.9, 4096 16.5-16.9 against 13.0-14.6; lauum 4096 5.5-5.9 against
 // 7.6-9.7, and larger orders no longer fit the staging;
-// bench/results/inverse-tuning-NVIDIA-H200-2026-11-26.txt).
-lint one_trip_limit(Op op) { return op == Op::trtri ? 2048 : op == Op::potri ? 3072 : 4608; }
+// bench/results/inverse-tuning-NVIDIA-H200-2026-11-26.txt). On hqr's own
+// steps the one trip beats the hybrid further (H200, d L, s, one trip /
+// hybrid: trtri 3072 0.0029-0.0030 / 0.0063-0.0068, 4096 0.0045 /
+// 0.0079-0.0081; potri 4096 0.0055-0.0057 / 0.0149-0.0151;
+// inverse-NVIDIA-H200-2026-11-27.txt): up to 4096 for both. Past 4096 the
+// order pads to 8192 (two squares of 0.5 GiB in double), and trtri 4608
+// lost there (0.0110 / 0.0096-0.0099).
+lint one_trip_limit(Op op) { return op == Op::lauum ? 4608 : 4096; }
 
 template <class T> struct OneTripInverse {
   using R = typename Prec<T>::real;
