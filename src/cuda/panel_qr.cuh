@@ -72,12 +72,11 @@ __device__ inline double lapy3(double x, double y, double z) {
 // (col, rows j..mk-1): alpha = col[j], x = col[j+1..], ssq the warp's sum
 // of |x_i|**2. tau, beta and f, the factor that turns x into v's entries
 // below its unit, go to *tau, *beta and *f; the caller scales x (panel_qr).
-// Arithmetic in double
-// for every element type, so that single-precision data never needs
-// xLARFG's rescaling, which is kept for double. Where alpha and x are far
-// from under- and overflow, beta takes one square root and tau and f one
-// division each: on the kernel's critical path, double division and square
-// roots are sequences of dependent instructions.
+// Arithmetic in double for every element type, so that single-precision
+// data never needs xLARFG's rescaling, which is kept for double. Where
+// alpha and x are far from under- and overflow, beta takes one square root
+// and tau and f one division each: on the kernel's critical path, double
+// division and square roots are sequences of dependent instructions.
 template <class S> __device__ void warp_larfg(int mk, int j, const S *col, double ssq, S *tau, S *beta, S *f) {
   const int lane = threadIdx.x & 31;
   double alphr = re(col[j]), alphi = im(col[j]);
