@@ -734,14 +734,9 @@ template <class S> __global__ void lower_from_upper(int64_t n, const S *x, int64
     if (i > j || (i == j && !unit)) d[i + j * ldd] = cj(x[j + i * ldx]);
   }
 }
-template <class S> __global__ void first_zero_diagonal(int64_t n, const S *d, int64_t ldd, int *info) {
-  __shared__ unsigned long long first;
-  if (threadIdx.x == 0) first = n;
-  __syncthreads();
-  for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
-    if (is_zero(d[i + i * ldd])) atomicMin(&first, static_cast<unsigned long long>(i));
-  __syncthreads();
-  if (threadIdx.x == 0) *info = first < static_cast<unsigned long long>(n) ? int(first + 1) : 0;
+template <class S> __global__ void zero_diagonal_info(int64_t n, const S *d, int64_t ldd, int *info) {
+  const int first = first_zero_diagonal(n, d, ldd);
+  if (threadIdx.x == 0) *info = first;
 }
 
 // Small orders go in one trip (one_trip.cuh), on the lower triangle: for
@@ -787,7 +782,7 @@ template <class T> struct OneTripInverse {
     upper_from_lower<<<grid_for(int64_t(order) * order), 256, 0, st>>>(n, order, dv(d), n, unit, dv(u));
     if (!ok(cudaGetLastError())) return false;
     if (op == Op::potri || (op == Op::trtri && !unit))
-      first_zero_diagonal<<<1, 256, 0, st>>>(n, dv(d), n, dinfo);
+      zero_diagonal_info<<<1, 256, 0, st>>>(n, dv(d), n, dinfo);
     else
       (void)cudaMemsetAsync(dinfo, 0, sizeof(int), st);
     if (!ok(cudaGetLastError())) return false;

@@ -40,34 +40,6 @@ __device__ inline cuFloatComplex complex_of(cuFloatComplex, double r, double i) 
 }
 __device__ inline cuDoubleComplex complex_of(cuDoubleComplex, double r, double i) { return make_cuDoubleComplex(r, i); }
 
-// Sums and maxima over a warp, every lane getting the result.
-__device__ inline double warp_sum(double x) {
-  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
-  return x;
-}
-__device__ inline float warp_sum(float x) {
-  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
-  return x;
-}
-__device__ inline cuFloatComplex warp_sum(cuFloatComplex x) { return make_cuFloatComplex(warp_sum(x.x), warp_sum(x.y)); }
-__device__ inline cuDoubleComplex warp_sum(cuDoubleComplex x) {
-  return make_cuDoubleComplex(warp_sum(x.x), warp_sum(x.y));
-}
-__device__ inline double warp_max(double x) {  // a NaN anywhere gives NaN
-  for (int o = 16; o > 0; o /= 2) {
-    const double y = __shfl_xor_sync(0xffffffffu, x, o);
-    if (y > x || y != y) x = y;
-  }
-  return x;
-}
-
-// LAPACK's xLAPY3: sqrt(x**2 + y**2 + z**2) without needless overflow.
-__device__ inline double lapy3(double x, double y, double z) {
-  const double w = fmax(fabs(x), fmax(fabs(y), fabs(z)));
-  if (w == 0) return fabs(x) + fabs(y) + fabs(z);
-  return w * sqrt((x / w) * (x / w) + (y / w) * (y / w) + (z / w) * (z / w));
-}
-
 // xLARFG's scalars by one warp for column j of a panel in shared memory
 // (col, rows j..mk-1): alpha = col[j], x = col[j+1..], ssq the warp's sum
 // of |x_i|**2. tau, beta and f, the factor that turns x into v's entries

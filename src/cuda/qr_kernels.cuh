@@ -1,10 +1,12 @@
-// Device kernels that the QR paths share (geqrf_hybrid.cu, qr_apply.cu):
-// the unit-triangle copy of a panel's reflectors, the setup of the larft T
-// from V**H V, the identity where a reflector's tau is zero, max |a_ij|
-// (LAPACK's xLANGE 'M') and identity blocks; and the triangle mirror that
-// the upper Cholesky factors of geqrf's panels and of potrf's diagonal
-// blocks use. In an unnamed namespace: each translation unit gets its own
-// copy, as the kernels are small.
+// Device kernels and helpers that the QR paths share (geqrf_hybrid.cu,
+// qr_apply.cu, qr_one_trip.cu, qrupd_gpu.cu; inverse_hybrid.cu through
+// one_trip.cuh): warp sums and maxima, xLAPY2 and xLAPY3, the first zero
+// on a diagonal, the unit-triangle copy of a panel's reflectors, the setup
+// of the larft T from V**H V, the identity where a reflector's tau is zero,
+// max |a_ij| (LAPACK's xLANGE 'M') and identity blocks; and the triangle
+// mirror that the upper Cholesky factors of geqrf's panels and of potrf's
+// diagonal blocks use. In an unnamed namespace: each translation unit gets
+// its own copy, as the kernels are small.
 #pragma once
 
 #include <cuComplex.h>
@@ -51,6 +53,58 @@ __device__ inline float cj(float x) { return x; }
 __device__ inline double cj(double x) { return x; }
 __device__ inline cuFloatComplex cj(cuFloatComplex x) { return cuConjf(x); }
 __device__ inline cuDoubleComplex cj(cuDoubleComplex x) { return cuConj(x); }
+
+// Sums and maxima over a warp, every lane getting the result; a NaN
+// anywhere makes the maximum NaN.
+__device__ inline float warp_sum(float x) {
+  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+__device__ inline double warp_sum(double x) {
+  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+__device__ inline cuFloatComplex warp_sum(cuFloatComplex x) { return make_cuFloatComplex(warp_sum(x.x), warp_sum(x.y)); }
+__device__ inline cuDoubleComplex warp_sum(cuDoubleComplex x) {
+  return make_cuDoubleComplex(warp_sum(x.x), warp_sum(x.y));
+}
+template <class R> __device__ inline R warp_max(R x) {
+  for (int o = 16; o > 0; o /= 2) {
+    const R y = __shfl_xor_sync(0xffffffffu, x, o);
+    if (y > x || y != y) x = y;
+  }
+  return x;
+}
+
+// LAPACK's xLAPY2 and xLAPY3: sqrt(x**2 + y**2) and sqrt(x**2 + y**2 +
+// z**2) without needless overflow. xLAPY2 returns a NaN argument, as
+// LAPACK's does; in xLAPY3 a NaN gives NaN through the quotients.
+template <class R> __device__ inline R lapy2(R x, R y) {
+  if (x != x) return x;
+  if (y != y) return y;
+  const R a = fabs(x), b = fabs(y), w = fmax(a, b), z = fmin(a, b);
+  if (z == 0 || isinf(w)) return w;
+  const R q = z / w;
+  return w * sqrt(R(1) + q * q);
+}
+__device__ inline double lapy3(double x, double y, double z) {
+  const double w = fmax(fabs(x), fmax(fabs(y), fabs(z)));
+  if (w == 0 || isinf(w)) return fabs(x) + fabs(y) + fabs(z);
+  return w * sqrt((x / w) * (x / w) + (y / w) * (y / w) + (z / w) * (z / w));
+}
+
+// The first i (from 1) with d(i-1, i-1) exactly zero, 0 if none (the
+// singularity checks of xTRTRI and xTRTRS), by the whole block, every
+// thread getting it.
+template <class S> __device__ int first_zero_diagonal(int64_t n, const S *d, int64_t ldd) {
+  __shared__ unsigned long long first;
+  if (threadIdx.x == 0) first = n;
+  __syncthreads();
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+    if (is_zero(d[i + i * ldd])) atomicMin(&first, static_cast<unsigned long long>(i));
+  __syncthreads();
+  return first < static_cast<unsigned long long>(n) ? int(first + 1) : 0;
+}
 
 // The conjugate of one strict triangle of a (b by b) into the other, and
 // zeros where it came from: to_upper, a lower L becomes the upper L**H;

@@ -314,16 +314,10 @@ template <class T> struct OrgqrOp {
 // exactly zero (xTRTRS's check), else the solver's info.
 constexpr int kNonFinite = -1000;
 template <class S> __global__ void gels_verdict(int64_t q, const S *f, int64_t ldf, const int *solver, Report *report) {
-  __shared__ unsigned long long first;
-  if (threadIdx.x == 0) first = q;
-  __syncthreads();
-  for (int64_t i = threadIdx.x; i < q; i += blockDim.x)
-    if (is_zero(f[i + i * ldf])) atomicMin(&first, static_cast<unsigned long long>(i));
-  __syncthreads();
+  const int first = first_zero_diagonal(q, f, ldf);
   if (threadIdx.x == 0)
     report->info = !isfinite(__longlong_as_double(static_cast<long long>(report->value))) ? kNonFinite
-                   : first < static_cast<unsigned long long>(q)                         ? int(first + 1)
-                                                                                         : *solver;
+                   : first ? first : *solver;
 }
 
 // xGELS: m >= n factors A = QR in place; m < n factors F = A**H (n by m)

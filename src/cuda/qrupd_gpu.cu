@@ -87,15 +87,6 @@ template <> struct Lim<double> {
   static __device__ double eps() { return DBL_EPSILON; }
 };
 
-template <class T> __device__ T warp_sum(T v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-template <class T> __device__ T warp_max(T v) {
-  for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-
 // ||x(t0:t1-1)||_2 by one warp (every lane gets it) without overflow or
 // harmful underflow; NaN propagates.
 template <class T> __device__ T warp_tail_norm(const T *x, idx t0, idx t1) {
@@ -117,13 +108,6 @@ template <class T> __device__ T warp_tail_norm(const T *x, idx t0, idx t1) {
     ssq += y * y;
   }
   return amax * sqrt(warp_sum(ssq));
-}
-
-template <class T> __device__ T lapy2(T a, T b) {
-  const T x = fabs(a), y = fabs(b), w = fmax(x, y), z = fmin(x, y);
-  if (z == 0 || w > Lim<T>::huge()) return w + z;
-  const T q = z / w;
-  return w * sqrt(T(1) + q * q);
 }
 
 // Leading dimension of the panel's working copy in shared memory: even, so
