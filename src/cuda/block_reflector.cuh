@@ -56,10 +56,11 @@ bool block_t(S &s, lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const
                                            R(0), g, ldt),
                                 fault::Point::kernel))
     return false;
-  t_inverse_setup<<<grid_for(int64_t(kb) * kb, 256, 1024), 256, 0, st>>>(int(kb), dv(g), int(ldt), dv(tau), dv(t),
-                                                                         int(ldt));
+  const bool by_blocks = inverse_upper_fits(kb);
+  t_inverse_setup<<<grid_for(int64_t(kb) * kb, 256, 1024), 256, 0, st>>>(int(kb), dv(g), int(ldt), dv(tau),
+                                                                         by_blocks ? nullptr : dv(t), int(ldt));
   if (!s.launched()) return false;
-  if (inverse_upper_fits(kb)) {
+  if (by_blocks) {
     if (!inverse_upper(s.c_.blas, st, g, ldt, t, ldt, kb, static_cast<T *>(nullptr),
                        [&](auto status) { return s.check(status, fault::Point::kernel); }))
       return false;

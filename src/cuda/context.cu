@@ -67,6 +67,7 @@ bool create(Context &c, int device) {
   if (cudaError_t e = cudaGetDeviceProperties(&prop, device); !ok(e)) return fail("cudaGetDeviceProperties", e);
   std::snprintf(c.name, sizeof c.name, "%s", prop.name);
   c.total_memory = prop.totalGlobalMem;
+  c.block_shared_memory = prop.sharedMemPerBlockOptin;
   if (!ok(cublasCreate(&c.blas))) return fail("cublasCreate");
   if (!ok(cusolverDnCreate(&c.solver)) || !ok(cusolverDnCreate(&c.panel_solver))) return fail("cusolverDnCreate");
   if (!ok(cublasCreate(&c.upload_blas)) || !ok(cublasCreate(&c.download_blas))) return fail("cublasCreate");

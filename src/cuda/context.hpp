@@ -69,6 +69,7 @@ struct Context {
   int device = -1;
   char name[256] = "";
   std::size_t total_memory = 0;
+  std::size_t block_shared_memory = 0;  // a block's opt-in limit (the small geqrf's panels)
 
   cublasHandle_t blas = nullptr;             // on compute_stream
   cusolverDnHandle_t solver = nullptr;        // on compute_stream

@@ -139,14 +139,15 @@ template <class S> __global__ void unit_lower_copy(int64_t m, int64_t n, const S
 }
 
 // From G = V**H V (upper triangle) and tau: u = diag(1/tau) + strictly
-// upper G, in place, and t = I, ready for t = u**-1 (the larft T). A
+// upper G, in place, and t = I unless t is null (a trsm against I needs
+// it, inverse_upper writes all of t), ready for t = u**-1 (the larft T). A
 // reflector with tau = 0 is the identity: its row and column of u are
 // zeroed (1 on the diagonal) so that it drops out; fix_zero_tau then zeroes
 // T's diagonal there, as LAPACK's xLARFT leaves it.
 template <class S> __global__ void t_inverse_setup(int k, S *u, int ldu, const S *tau, S *t, int ldt) {
   for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < k * k; e += gridDim.x * blockDim.x) {
     const int i = e % k, j = e / k;
-    t[i + j * ldt] = i == j ? dev_one(S()) : dev_zero(S());
+    if (t) t[i + j * ldt] = i == j ? dev_one(S()) : dev_zero(S());
     if (i > j) continue;
     if (i == j)
       u[i + j * ldu] = is_zero(tau[i]) ? dev_one(S()) : dev_inv(tau[i]);

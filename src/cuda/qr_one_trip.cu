@@ -115,9 +115,7 @@ template <class T> struct Factor {
   bool init(Context &c, T *f, T *dtau) {
     const cudaDataType t = blas::data_type<T>();
     if (own) return true;
-    int smem = 0;
-    if (m <= kPanelQrRows && ok(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, c.device)))
-      width = panel_qr_width<T>(m, std::size_t(smem));
+    if (m <= kPanelQrRows) width = panel_qr_width<T>(m, c.block_shared_memory);
     if (width) {
       device_bytes = geqrf_small_work(m, n, width) * sizeof(T);
       return true;
