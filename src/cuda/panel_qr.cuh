@@ -16,8 +16,12 @@
 // a column of barrier, reductions and xLARFG's serial chain. Cutting the
 // instructions by a third sped single precision up by a tenth and double
 // not at all; the panel held in registers (a warp a block of rows, a lane
-// a column, four barriers a column) was slower at every order
-// (bench/results/qr-tuning-NVIDIA-H200-2026-11-27c.txt).
+// a column, four barriers a column) was slower at every order, and so was
+// a blocked panel (the columns right of each 4 or 8 taking those
+// reflectors at once: 198 against 173 us for a 256-row panel in complex
+// double). T formed by all warps instead of one lane a row, and z four
+// columns a thread, took 10-18 us off each panel
+// (bench/results/qr-tuning-NVIDIA-H200-2026-11-27c.txt and -27d.txt).
 #pragma once
 
 #include <cfloat>
@@ -191,46 +195,61 @@ __global__ void __launch_bounds__(32 * B)
     }
     __syncthreads();
   }
-  // T: lane t of warp 0 forms row t, T(t, j) = -tau_j sum_{k=t}^{j-1}
-  // T(t, k) conj(v_j**H v_k), reading only its own row.
-  if (w == 0 && lane < kb) {
-    const int t = lane;
-    for (int j = 0; j < kb; ++j) {
-      S x = zero;
-      if (t < j) {
-        S acc = zero;
-#pragma unroll 4
-        for (int k = t; k < j; ++k) acc = fms(acc, st[t + k * B], cj(ss[k + j * B]));
-        x = mul(stau[j], acc);
-      } else if (t == j) {
-        x = stau[j];
-      }
-      st[t + j * B] = x;
+  // T: warp t forms row t, lane j its entry T(t, j) = -tau_j
+  // sum_{k=t}^{j-1} T(t, k) conj(v_j**H v_k). Each T(t, k), once final,
+  // goes from lane k to the lanes right of it, which add its term: a chain
+  // of kb - t shuffles, where one lane a row would chain its whole sum.
+  if (w < kb) {
+    const int t = w, j = lane;
+    S acc = zero, x = zero;  // acc: -sum so far
+    for (int k = t; k < kb; ++k) {
+      const S tk = shfl(k == t ? stau[t] : mul(stau[j < kb ? j : 0], acc), k);
+      if (j == k) x = tk;
+      if (j > k && j < kb) acc = fms(acc, tk, cj(ss[k + j * B]));
     }
+    if (j < kb) st[t + j * B] = x;
   }
   __syncthreads();
-  // The outputs, a thread an element: a, v, and z = V T, whose (i, c)
-  // entry is sum_{k <= min(i, c)} V(i, k) T(k, c).
+  // The outputs: a and v a thread an element; z = V T, whose (i, c)
+  // entry is sum_{k <= min(i, c)} V(i, k) T(k, c), a thread a row and
+  // four columns, so that each V(i, k) is read once for the four (T's
+  // zeros below its diagonal make the sums run to the group's last
+  // column).
   for (int e = threadIdx.x; e < mk * kb; e += 32 * B) {
     const int i = e % mk, c = e / mk;
     const S x = sa[i + c * mk];
     a[i + c * lda] = i == c ? sbeta[c] : x;
     v[i + c * ldv] = i < c ? zero : i == c ? one : x;
-    S acc = zero;  // -(V T)(i, c)
-#pragma unroll 8
-    for (int k = 0; k <= min(i, c); ++k) acc = fms(acc, k < i ? sa[i + k * mk] : one, st[k + c * B]);
-    z[i + c * ldz] = neg(acc);
+  }
+  constexpr int G = 4;
+  for (int e = threadIdx.x; e < mk * ((kb + G - 1) / G); e += 32 * B) {
+    const int i = e % mk, c0 = e / mk * G, kmax = min(i, min(c0 + G, kb) - 1);
+    S acc[G];  // -(V T)(i, c0 + q)
+#pragma unroll
+    for (int q = 0; q < G; ++q) acc[q] = zero;
+    for (int k = 0; k <= kmax; ++k) {
+      const S vik = k < i ? sa[i + k * mk] : one;
+#pragma unroll
+      for (int q = 0; q < G; ++q) acc[q] = fms(acc[q], vik, st[k + (c0 + q) * B]);
+    }
+#pragma unroll
+    for (int q = 0; q < G; ++q)
+      if (c0 + q < kb) z[i + (c0 + q) * ldz] = neg(acc[q]);
   }
   if (threadIdx.x < kb) tau[threadIdx.x] = stau[threadIdx.x];
 }
 
 // The panel width for an m-row matrix: the widest of 32, 16 and 8 columns
 // whose panel fits the device's shared memory (`smem` bytes a block), 0 if
-// none does.
+// none does; at most 16 where a column holds 4 KiB or more. A panel's
+// column steps move about b**2 mk elements through shared memory, so at
+// those heights, where that traffic sets the pace, halving b pays for
+// twice the panels (H200: d 768^2 2.86-2.88 ms in panels of 32, 2.55 in
+// panels of 16; d 256^2 and s 512^2 slower in 16).
 template <class T> int panel_qr_width(int64_t m, std::size_t smem) {
   using S = typename Dev<T>::type;
   for (int b : {32, 16, 8})
-    if (panel_qr_smem<S>(m, b) <= smem) return b;
+    if (panel_qr_smem<S>(m, b) <= smem && (b < 32 || m * int64_t(sizeof(S)) < 4096)) return b;
   return 0;
 }
 // Device workspace of geqrf_small, in elements: V and Z (m by b), W (b by n).
