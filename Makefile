@@ -149,7 +149,11 @@ TEST_LIBS := -L$(BUILD) -lhqr -Wl,-rpath,$(abspath $(BUILD)) -lcmocka -ldl -lm -
 
 $(BUILD)/test/%: test/%.cpp test/testing.hpp $(LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Iinclude -Isrc -Itest $< -o $@ $(TEST_LIBS)
+	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Iinclude -Isrc -Itest $< $(TEST_SOURCES_$*) -o $@ $(TEST_LIBS)
+
+# test_copy_pool compiles hqr's copy pool in: libhqr keeps its symbols hidden.
+TEST_SOURCES_test_copy_pool := src/host/copy_pool.cpp
+$(BUILD)/test/test_copy_pool $(BUILD)/test64/test_copy_pool: src/host/copy_pool.cpp src/host/copy_pool.hpp
 
 # The same CMocka programs with 64-bit INTEGER against libhqr64.so;
 # test/ilp64_cmocka.sh runs them beside the 64-bit reference LAPACK.
@@ -159,7 +163,8 @@ TEST_LIBS64 := -L$(BUILD) -lhqr64 -Wl,-rpath,$(abspath $(BUILD)) -lcmocka -ldl -
 
 $(BUILD)/test64/%: test/%.cpp test/testing.hpp $(LIB64)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Wno-format -DHQR_ILP64 -Iinclude -Isrc -Itest $< -o $@ $(TEST_LIBS64)
+	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Wno-format -DHQR_ILP64 -Iinclude -Isrc -Itest $< $(TEST_SOURCES_$*) -o $@ \
+	    $(TEST_LIBS64)
 
 tests: $(TEST_BIN) $(TEST_BIN64)
 
