@@ -20,7 +20,7 @@
 // a blocked panel (the columns right of each 4 or 8 taking those
 // reflectors at once: 198 against 173 us for a 256-row panel in complex
 // double). T formed by all warps instead of one lane a row, and z four
-// columns a thread, took 10-18 us off each panel
+// columns a thread, took 12-18 us off each panel (ncu)
 // (bench/results/qr-tuning-NVIDIA-H200-2026-11-27c.txt and -27d.txt).
 #pragma once
 
@@ -244,7 +244,7 @@ __global__ void __launch_bounds__(32 * B)
 // none does; at most 16 where a column holds 4 KiB or more. A panel's
 // column steps move about b**2 mk elements through shared memory, so at
 // those heights, where that traffic sets the pace, halving b pays for
-// twice the panels (H200: d 768^2 2.86-2.88 ms in panels of 32, 2.55 in
+// twice the panels (H200: d 768^2 2.86-2.89 ms in panels of 32, 2.55 in
 // panels of 16; d 256^2 and s 512^2 slower in 16).
 template <class T> int panel_qr_width(int64_t m, std::size_t smem) {
   using S = typename Dev<T>::type;
