@@ -12,12 +12,11 @@
 #include "host/copy_pool.hpp"
 
 static void every_piece_once(void **) {
-  std::mt19937 rng(std::random_device{}());
   for (int threads : {1, 2, 3, 16}) {
     hqr::CopyPool pool(threads);
     std::vector<std::atomic<int>> hits(64);
     for (int run = 0; run < 2000; ++run) {
-      const int pieces = 1 + int(rng() % 40);
+      const int pieces = 1 + int(testing::rng()() % 40);
       for (auto &h : hits) h = 0;
       pool.run(pieces, [&](int i) {
         hits[i].fetch_add(1);
@@ -31,9 +30,8 @@ static void every_piece_once(void **) {
 }
 
 static void stream_copy_as_memcpy(void **) {
-  std::mt19937 rng(std::random_device{}());
   std::vector<unsigned char> src(4096 + 64), dst(4096 + 64), want(4096 + 64);
-  for (auto &x : src) x = static_cast<unsigned char>(rng());
+  for (auto &x : src) x = static_cast<unsigned char>(testing::rng()());
   for (std::size_t so = 0; so < 16; so += 3)
     for (std::size_t d0 = 0; d0 < 16; ++d0)
       for (std::size_t bytes : {0, 1, 3, 4, 15, 16, 63, 64, 65, 100, 127, 128, 129, 1000, 4000}) {
