@@ -197,7 +197,10 @@ template <class T> void geqrf_panels(void **) {
                              {1984, 31, 1, 0, false},       {600, 1, 2, 0, false},    {257, 257, 0, 48, false},
                              {333, 100, 7, 48, true},       {100, 333, 1, 48, false}, {3200, 50, 0, 48, false},
                              {97, 97, 2, 48, true},         {1100, 300, 0, 0, false, true},
-                             {900, 400, 2, 48, false, true}};
+                             {900, 400, 2, 48, false, true},
+                             // Through the GPU's small geqrf in panels of 8 columns in complex
+                             // double (16 in double and complex single, 32 in single).
+                             {1000, 520, 1, 0, false}};
   for (const Case &cs : kCases) {
     const lint m = cs.m, n = cs.n, k = std::min(m, n), lda = m + cs.pad;
     const std::string ctx =

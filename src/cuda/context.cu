@@ -77,6 +77,8 @@ bool create(Context &c, int device) {
       !ok(cusolverDnSetStream(c.panel_solver, c.panel_stream)) || !ok(cublasSetStream(c.upload_blas, c.upload_stream)) ||
       !ok(cublasSetStream(c.download_blas, c.download_stream)))
     return fail("setting the library streams");
+  for (cudaEvent_t &e : c.small_qr_events)
+    if (!ok(cudaEventCreateWithFlags(&e, cudaEventDisableTiming))) return fail("cudaEventCreate");
   if (!c.staging_memory.reserve(2 * Context::kSlots * Context::kSlotBytes)) return fail("pinned staging");
   char *p = static_cast<char *>(c.staging_memory.get());
   for (int i = 0; i < Context::kSlots; ++i) {

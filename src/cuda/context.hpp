@@ -88,6 +88,9 @@ struct Context {
   cudaStream_t panel_stream = nullptr;    // diagonal blocks to and from the CPU
   cudaStream_t upload_stream = nullptr;   // caller's matrix in
   cudaStream_t download_stream = nullptr; // results out
+  // The small geqrf's lanes (panel_qr.cuh): [0] and [1] its gemms done, by
+  // the parity of the panel; [2] a panel done.
+  cudaEvent_t small_qr_events[3] = {};
 
   DeviceBuffer matrix;     // the operand (one copy)
   DeviceBuffer workspace;  // O(n*nb) scratch

@@ -129,8 +129,7 @@ template <class T> struct Factor {
   bool run(Context &c, T *f, T *dtau, void *work, int *dinfo) {
     if (own) return geqrf_device(c, m, n, f, ldf, dtau).ran;
     if (width)
-      return geqrf_small(c.blas, c.compute_stream, m, n, f, ldf, dtau, width, static_cast<T *>(work),
-                         [](auto status) { return ok(status); });
+      return geqrf_small(c, m, n, f, ldf, dtau, width, static_cast<T *>(work), [](auto status) { return ok(status); });
     const cudaDataType t = blas::data_type<T>();
     return ok(cusolverDnXgeqrf(c.solver, params, m, n, t, f, ldf, t, dtau, t, work, device_bytes,
                                host.empty() ? nullptr : host.data(), host_bytes, dinfo));
