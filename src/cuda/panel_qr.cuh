@@ -1,7 +1,8 @@
 // xGEQRF on the device for small matrices (the QR one trip, qr_one_trip.cu):
 // each panel of b columns is factored by one thread block holding it in
 // shared memory (panel_qr: xGEQR2 and xLARFT in one launch), and the rest
-// of the matrix is updated by two gemms a panel.
+// of the matrix is updated by two gemms a panel, beside the next panel
+// (geqrf_small's two lanes).
 //
 // Why: cuSOLVER's geqrf is bound by its column steps at these orders (H200,
 // d, on the device: 256^2 0.68 ms, 512^2 1.67 ms; its geqr2 kernel 3.7 us
@@ -137,11 +138,11 @@ template <class S> constexpr std::size_t panel_qr_smem(int64_t mk, int b) {
 // and scales its x; the other warps' loops test nothing per element past
 // the first 32 rows.
 template <class S, int B>
-__global__ void __launch_bounds__(32 * B)
+__global__ void __launch_bounds__(32 * B, 1)
     panel_qr(int mk, int kb, bool update, const S *pv, const S *pz, S *a, int64_t lda, S *tau, S *v, int64_t ldv, S *z,
              int64_t ldz) {
   extern __shared__ __align__(16) unsigned char smem[];
-  const int up = B < 32 && update ? B : 0, ld = mk + up;  // rows above the panel; the leading dimension of sa
+  const int up = update ? B : 0, ld = mk + up;  // rows above the panel; the leading dimension of sa
   S *sa = reinterpret_cast<S *>(smem);  // the rows above (if any), then the panel
   S *sp = sa + up;                      // the panel
   S *st = sa + int64_t(ld) * B;         // T, B by B
@@ -307,17 +308,19 @@ __global__ void __launch_bounds__(32 * B)
   if (threadIdx.x < kb) tau[threadIdx.x] = stau[threadIdx.x];
 }
 
-// The panel width for an m-row matrix: the widest of 32, 16 and 8 columns
-// whose panel fits the device's shared memory (`smem` bytes a block), 0 if
-// none does; at most 16 where a column holds 4 KiB or more. A panel's
-// column steps move about b**2 mk elements through shared memory, so at
-// those heights, where that traffic sets the pace, halving b pays for
-// twice the panels (H200: d 768^2 2.86-2.89 ms in panels of 32, 2.55 in
-// panels of 16; d 256^2 and s 512^2 slower in 16).
+// The panel width for an m-row matrix: 16 columns, or 8 where 16 do not
+// fit the device's shared memory (`smem` bytes a block), 0 if neither
+// does. A panel's column steps move about b**2 mk elements through shared
+// memory, and with the gemms in geqrf_small's other lane more panels cost
+// little: panels of 16 beat 32 at every order measured (H200, ms host to
+// host, median of 9, 32 / 16: s 512^2 1.37-1.43 / 1.22-1.27, d 256^2
+// 0.64-0.69 / 0.59-0.65, c 256^2 0.74-0.77 / 0.64-0.78, d 768^2 2.87-2.95
+// / 2.41-2.54), and 8 lose to 16 (z 256^2 0.98-1.27 / 0.88-0.96, d 512^2
+// 1.61-2.30 / 1.37-1.44).
 template <class T> int panel_qr_width(int64_t m, std::size_t smem) {
   using S = typename Dev<T>::type;
-  for (int b : {32, 16, 8})
-    if (panel_qr_smem<S>(m, b) <= smem && (b < 32 || m * int64_t(sizeof(S)) < 4096)) return b;
+  for (int b : {16, 8})
+    if (panel_qr_smem<S>(m, b) <= smem) return b;
   return 0;
 }
 // Device workspace of geqrf_small, in elements: two V and two Z (m by b),
@@ -345,8 +348,7 @@ cudaError_t launch_panel_qr(cudaStream_t s, bool first, int64_t mk, int64_t kb, 
 // in panels of b columns (panel_qr_width), tau into tau; work holds
 // geqrf_small_work(m, n, b) elements. check(status) records a failure.
 //
-// Panels of fewer than 32 columns, from where a column holds 6 KiB or
-// less, go in two lanes: the panels one after the other on the panel
+// Panels from where a column holds 6 KiB or less go in two lanes: the panels one after the other on the panel
 // stream, each taking the previous one's reflectors itself (panel_qr's
 // `update`), and the two gemms of each panel's reflectors on the columns
 // past the next panel on the compute stream, while that panel is
@@ -357,13 +359,11 @@ cudaError_t launch_panel_qr(cudaStream_t s, bool first, int64_t mk, int64_t kb, 
 // c 512^2 1.87-1.93 / 1.67-1.99, d 768^2 2.59-2.64 / 2.50-2.59). The
 // update costs the panel's block rows times b**2 on one SM, the gemms
 // do not grow with the rows as fast: z 768^2 3.98-4.02 / 4.07-4.17 all in
-// two lanes, z 512^2 even. Panels of 32 columns stay in one lane: their
-// block has 64 registers a thread, and the update cost more than the
-// gemms (d 256^2 0.65-0.66 / 0.71-0.79).
+// two lanes, z 512^2 even.
 template <class T, class Check>
 bool geqrf_small(Context &c, int64_t m, int64_t n, T *a, int64_t lda, T *tau, int b, T *work, Check &&check) {
   const int64_t k = std::min(m, n);
-  auto in_lanes = [&](int64_t k0) { return b < 32 && (m - k0) * int64_t(sizeof(T)) <= 6144; };
+  auto in_lanes = [&](int64_t k0) { return (m - k0) * int64_t(sizeof(T)) <= 6144; };
   const cudaStream_t us = c.compute_stream;
   const cudaEvent_t panel_done = c.small_qr_events[2], *updated = c.small_qr_events;
   T *w = work + 4 * std::size_t(m) * b;
@@ -386,9 +386,8 @@ bool geqrf_small(Context &c, int64_t m, int64_t n, T *a, int64_t lda, T *tau, in
     }
     const bool first = p == 0, update = lanes && p > 0;
     fine = fine &&
-           check(b == 32   ? launch_panel_qr<T, 32>(ps, first, mk, kb, update, pv, pz, pan, lda, tau + k0, v, z)
-                 : b == 16 ? launch_panel_qr<T, 16>(ps, first, mk, kb, update, pv, pz, pan, lda, tau + k0, v, z)
-                           : launch_panel_qr<T, 8>(ps, first, mk, kb, update, pv, pz, pan, lda, tau + k0, v, z)) &&
+           check(b == 16 ? launch_panel_qr<T, 16>(ps, first, mk, kb, update, pv, pz, pan, lda, tau + k0, v, z)
+                         : launch_panel_qr<T, 8>(ps, first, mk, kb, update, pv, pz, pan, lda, tau + k0, v, z)) &&
            (!lanes || check(cudaEventRecord(panel_done, ps)));
     const int64_t nc = n - k0 - kb - next;
     if (fine && nc > 0) {
