@@ -359,7 +359,7 @@ cudaError_t launch_panel_qr(cudaStream_t s, bool first, int64_t mk, int64_t kb, 
 // c 512^2 1.87-1.93 / 1.67-1.99, d 768^2 2.59-2.64 / 2.50-2.59). The
 // update costs the panel's block rows times b**2 on one SM, the gemms
 // do not grow with the rows as fast: z 768^2 3.98-4.02 / 4.07-4.17 all in
-// two lanes, z 512^2 even.
+// two lanes, z 512^2 even (bench/results/qr-tuning-NVIDIA-H200-2026-11-27e.txt).
 template <class T, class Check>
 bool geqrf_small(Context &c, int64_t m, int64_t n, T *a, int64_t lda, T *tau, int b, T *work, Check &&check) {
   const int64_t k = std::min(m, n);
