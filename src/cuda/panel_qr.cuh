@@ -348,18 +348,19 @@ cudaError_t launch_panel_qr(cudaStream_t s, bool first, int64_t mk, int64_t kb, 
 // in panels of b columns (panel_qr_width), tau into tau; work holds
 // geqrf_small_work(m, n, b) elements. check(status) records a failure.
 //
-// Panels from where a column holds 6 KiB or less go in two lanes: the panels one after the other on the panel
-// stream, each taking the previous one's reflectors itself (panel_qr's
-// `update`), and the two gemms of each panel's reflectors on the columns
-// past the next panel on the compute stream, while that panel is
-// factored. A panel waits only for the gemms of the panel two before it;
-// V and Z alternate between two buffers. In one lane each panel's gemms
-// stand between it and the next (H200, ms host to host, median of 9, one
-// lane / two: z 256^2 1.00-1.02 / 0.91-0.96, d 512^2 1.51-1.61 / 1.41,
-// c 512^2 1.87-1.93 / 1.67-1.99, d 768^2 2.59-2.64 / 2.50-2.59). The
-// update costs the panel's block rows times b**2 on one SM, the gemms
-// do not grow with the rows as fast: z 768^2 3.98-4.02 / 4.07-4.17 all in
-// two lanes, z 512^2 even (bench/results/qr-tuning-NVIDIA-H200-2026-11-27e.txt).
+// Panels from where a column holds 6 KiB or less go in two lanes: the
+// panels one after the other on the panel stream, each taking the
+// previous one's reflectors itself (panel_qr's `update`), and the two
+// gemms of each panel's reflectors on the columns past the next panel on
+// the compute stream, while that panel is factored. A panel waits only
+// for the gemms of the panel two before it; V and Z alternate between two
+// buffers. In one lane each panel's gemms stand between it and the next
+// (H200, ms host to host, median of 9, one lane / two: z 256^2 1.00-1.02
+// / 0.91-0.96, d 512^2 1.51-1.61 / 1.41, c 512^2 1.87-1.93 / 1.67-1.99,
+// d 768^2 2.59-2.64 / 2.50-2.59). The update costs the panel's rows
+// times b**2 on one SM, while the gemms do not grow with the rows as
+// fast: z 768^2 3.98-4.02 / 4.07-4.17 all in two lanes, z 512^2 even
+// (bench/results/qr-tuning-NVIDIA-H200-2026-11-27e.txt).
 template <class T, class Check>
 bool geqrf_small(Context &c, int64_t m, int64_t n, T *a, int64_t lda, T *tau, int b, T *work, Check &&check) {
   const int64_t k = std::min(m, n);
