@@ -199,7 +199,7 @@ template <class T> void geqrf_panels(void **) {
                              {97, 97, 2, 48, true},         {1100, 300, 0, 0, false, true},
                              {900, 400, 2, 48, false, true},
                              // Through the GPU's small geqrf in panels of 8 columns in complex
-                             // double (16 in double and complex single, 32 in single).
+                             // double (16 in the other types).
                              {1000, 520, 1, 0, false}};
   for (const Case &cs : kCases) {
     const lint m = cs.m, n = cs.n, k = std::min(m, n), lda = m + cs.pad;
