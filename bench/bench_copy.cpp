@@ -1,6 +1,7 @@
 // Host <-> GPU transfer rates through pinned staging, as the hybrid
 // routines move the caller's pageable matrix: how fast host threads fill
-// pinned slots, how fast the DMA drains them, and both directions at once.
+// pinned slots, how fast the DMA drains them, and both directions at once;
+// and how fast the host alone writes zeros over, or reads, pageable memory.
 // A program, not a test: medians of 5 after a warm-up.
 //   bench_copy [MiB per transfer, default 2048]
 #include <cuda_runtime.h>
@@ -12,6 +13,9 @@
 #include <cstring>
 #include <thread>
 #include <vector>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "host/copy_pool.hpp"
 
@@ -147,6 +151,39 @@ int main(int argc, char **argv) {
       CK(cudaStreamSynchronize(s));
     });
     std::printf("DMA only, device -> pinned: %.1f\n", r);
+  }
+  // Host memory alone, no GPU: what writing zeros over part of a caller's
+  // array (the QR updates clear R below its diagonal) or reading it costs
+  // at best, split among host threads as the copy pool splits a copy.
+  for (int threads : {8, 16}) {
+    CopyPool pool(threads);
+    std::vector<unsigned long long> sums(threads);  // keeps the reads
+    auto split = [&](auto f) {
+      pool.run(threads, [&](int p) { f(p, bytes * p / threads / 64 * 64, bytes * (p + 1) / threads / 64 * 64); });
+    };
+    const double zeros_nt = median_rate(bytes, [&] {
+      split([&](int, std::size_t b0, std::size_t b1) {
+#if defined(__x86_64__)
+        for (std::size_t i = b0; i < b1; i += 16)
+          _mm_stream_si128(reinterpret_cast<__m128i *>(down_dst + i), _mm_setzero_si128());
+        _mm_sfence();
+#else
+        std::memset(down_dst + b0, 0, b1 - b0);
+#endif
+      });
+    });
+    const double zeros = median_rate(
+        bytes, [&] { split([&](int, std::size_t b0, std::size_t b1) { std::memset(down_dst + b0, 0, b1 - b0); }); });
+    const double read = median_rate(bytes, [&] {
+      split([&](int p, std::size_t b0, std::size_t b1) {
+        const unsigned long long *w = reinterpret_cast<const unsigned long long *>(up_src + b0);
+        unsigned long long a = 0, b = 0, c = 0, d = 0;
+        for (std::size_t i = 0; i < (b1 - b0) / 8; i += 4) a += w[i], b += w[i + 1], c += w[i + 2], d += w[i + 3];
+        sums[p] = a + b + c + d;
+      });
+    });
+    std::printf("host memory, %d threads: zeros with non-temporal stores %.1f, with memset %.1f; read %.1f\n", threads,
+                zeros_nt, zeros, read);
   }
   std::printf("threads slot_MiB slots nt | host-up host-down | pipe-up pipe-down | both: up down\n");
   for (int threads : {8, 16})
