@@ -5,24 +5,24 @@
 // (geqrf_small's two lanes).
 //
 // Why: cuSOLVER's geqrf is bound by its column steps at these orders (H200,
-// d, on the device: 256^2 0.68 ms, 512^2 1.67 ms; its geqr2 kernel 3.7 us
-// a column), and hqr's CholeskyQR2 panels by a score of small launches a
-// panel. Here a column costs one barrier: warp c owns column c of the
-// panel, forms v_j**H c and its update itself, and the owner of column j+1
-// forms the next reflector's scalars straight after its own update. What
-// bounds it (ncu, H200, at the profiler's 1.5 GHz): a 512-by-32 panel takes
-// 166-168 us in double, of which each column step's loads and stores of
-// the pivot and of every column (2560 warp accesses of two wavefronts at
-// 512 rows) are the most; a 64-row panel still takes 60-80 us, about 2 us
-// a column of barrier, reductions and xLARFG's serial chain. Cutting the
-// instructions by a third sped single precision up by a tenth and double
-// not at all; the panel held in registers (a warp a block of rows, a lane
-// a column, four barriers a column) was slower at every order, and so was
-// a blocked panel (the columns right of each 4 or 8 taking those
-// reflectors at once: 198 against 173 us for a 256-row panel in complex
-// double). T formed by all warps instead of one lane a row, and z four
-// columns a thread, took 12-18 us off each panel (ncu)
-// (bench/results/qr-tuning-NVIDIA-H200-2026-11-27c.txt and -27d.txt).
+// d, on the device: 256^2 0.68 ms, 512^2 1.67 ms; its geqr2 kernel 3.7 us a
+// column), and hqr's CholeskyQR2 panels by a score of small launches a
+// panel. Here a column costs one barrier: warp c owns column c of the panel,
+// forms v_j**H c and its update itself, and the owner of column j+1 forms
+// the next reflector's scalars straight after its own update. What bounds it
+// (ncu, H200, at the profiler's 1.5 GHz, when panels were up to 32 columns
+// wide): a 512-by-32 panel took 166-168 us in double, of which each column
+// step's loads and stores of the pivot and of every column (2560 warp
+// accesses of two wavefronts at 512 rows) were the most; a 64-row panel
+// still took 60-80 us, about 2 us a column of barrier, reductions and
+// xLARFG's serial chain. Cutting the instructions by a third sped single
+// precision up by a tenth and double not at all; the panel held in registers
+// (a warp a block of rows, a lane a column, four barriers a column) was
+// slower at every order, and so was a blocked panel (the columns right of
+// each 4 or 8 taking those reflectors at once: 198 against 173 us for a
+// 256-row panel in complex double). T formed by all warps instead of one
+// lane a row, and z four columns a thread, took 12-18 us off each panel
+// (ncu) (bench/results/qr-tuning-NVIDIA-H200-2026-11-27c.txt and -27d.txt).
 #pragma once
 
 #include <cfloat>
