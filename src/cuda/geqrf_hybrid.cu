@@ -203,15 +203,22 @@ template <class T> class HybridGeqrf {
     const dtype t = blas::data_type<T>();
     if (!urgent_stream(c_)) return false;
     if (mode_ != Panel::cpu) {
-      std::size_t potrf_device = 0, potrf_host = 0;
+      // cuSOLVER's geqrf may factor any panel (the verdict's fallback), and
+      // its workspace does not grow with the rows: a 23744-by-256 panel
+      // needs more than the 24000-by-256 first one (INVALID_VALUE, and the
+      // whole call went to the CPU). So the largest over every panel shape.
+      std::size_t device_bytes = 0, host_bytes = 0;
       if (!ok(cusolverDnCreateParams(&params_)) ||
-          !ok(cusolverDnXgeqrf_bufferSize(c_.urgent_solver, params_, m_, std::min(nb_, n_), t, dA_, ldda_, t, dA_, t,
-                                          &solver_device_bytes_, &solver_host_bytes_)) ||
           !ok(cusolverDnXpotrf_bufferSize(c_.urgent_solver, params_, CUBLAS_FILL_MODE_LOWER, nb_, t, dA_, nb_, t,
-                                          &potrf_device, &potrf_host)))
+                                          &solver_device_bytes_, &solver_host_bytes_)))
         return false;
-      solver_device_bytes_ = std::max(solver_device_bytes_, potrf_device);
-      solver_host_bytes_ = std::max(solver_host_bytes_, potrf_host);
+      for (lint p = 0; p < npanels_; ++p) {
+        if (!ok(cusolverDnXgeqrf_bufferSize(c_.urgent_solver, params_, panel_rows(p), panel_cols(p), t, dA_, ldda_, t,
+                                            dA_, t, &device_bytes, &host_bytes)))
+          return false;
+        solver_device_bytes_ = std::max(solver_device_bytes_, device_bytes);
+        solver_host_bytes_ = std::max(solver_host_bytes_, host_bytes);
+      }
       solver_host_.resize(solver_host_bytes_);
       // signed_lu_step's shared memory is over the default 48 KB for
       // complex double.

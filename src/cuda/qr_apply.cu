@@ -388,8 +388,15 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
       !ok(cusolverDnCreateParams(&params)))
     return out;
   T *dF = static_cast<T *>(c->matrix.get());
-  if (!ok(cusolverDnXgeqrf_bufferSize(c->solver, params, n, std::min(nb, m), t, dF, ldf, t, dF, t, &dbytes, &hbytes)))
-    return out;
+  // The largest workspace over every block's shape: it does not grow with
+  // the rows (geqrf_hybrid.cu's reserve()).
+  for (lint k0 = 0; k0 < m; k0 += nb) {
+    std::size_t d = 0, h = 0;
+    if (!ok(cusolverDnXgeqrf_bufferSize(c->solver, params, n - k0, std::min(nb, m - k0), t, dF, ldf, t, dF, t, &d, &h)))
+      return out;
+    dbytes = std::max(dbytes, d);
+    hbytes = std::max(hbytes, h);
+  }
   const std::size_t tb = t_bytes<T>(nb);
   if (!c->workspace.reserve(tb * npanels + round_up(sizeof(T) * std::size_t(ldf) * nb) +
                             round_up(sizeof(T) * std::size_t(nb) * std::max(m, nrhs)) + tb + round_up(sizeof(T) * m) +

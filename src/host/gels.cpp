@@ -37,6 +37,7 @@
 #include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
+#include "lapack_reflectors.hpp"
 #include "next_lapack.hpp"
 #include "qr_dispatch.hpp"
 #include "trace.hpp"
@@ -214,10 +215,12 @@ bool gels_gpu(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint 
       return false;
     }
     trace.path("cpu-resumed", g.r.why);  // from the GPU's final columns (rows, LQ) of the factorization
-    if (lq)
+    if (lq) {
       finish_gelqf(m, n, g.r.resume, a, lda, tau);
-    else
+    } else {
       finish_geqrf(m, n, g.r.resume, a, lda, tau);
+      lapack_zero_reflectors(m, n, a, lda, tau);
+    }
     *info = solve_tail(trans, m, n, nrhs, a, lda, tau, b, ldb);
     return true;
   }
@@ -229,6 +232,10 @@ bool gels_gpu(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint 
     return true;
   }
   *info = g.r.info;
+  // R's row i scaled with its reflector leaves a solution as it is; where
+  // none was computed (info > 0, Q**H B for 'N') B's row i scales too.
+  // (Only B's columns the GPU finished: the CPU's come from the input.)
+  if (!lq) lapack_zero_reflectors(m, n, a, lda, tau, b, ldb, *info > 0 && !trans ? (g.r.ran ? nrhs : g.b_columns) : 0);
   if (g.r.ran) {
     trace.path(path);
   } else {

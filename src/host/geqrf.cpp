@@ -20,6 +20,7 @@
 #include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
+#include "lapack_reflectors.hpp"
 #include "next_lapack.hpp"
 #include "qr_dispatch.hpp"
 #include "trace.hpp"
@@ -73,12 +74,14 @@ void geqrf(const lint *m, const lint *n, T *a, const lint *lda, T *tau, T *work,
     const gpu::Result r = gpu::geqrf(*m, *n, a, *lda, tau, &path);
     if (r.ran) {
       trace.path(path);
+      lapack_zero_reflectors(*m, *n, a, *lda, tau);
       work[0] = T(optimal_lwork(*m, *n, a, *lda));
       return;
     }
     if (r.resume > 0) {
       trace.path("cpu-resumed", r.why);  // from the GPU's final columns
       finish_geqrf(*m, *n, r.resume, a, *lda, tau);
+      lapack_zero_reflectors(*m, *n, a, *lda, tau);
       work[0] = T(optimal_lwork(*m, *n, a, *lda));
       return;
     }
