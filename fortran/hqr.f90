@@ -447,11 +447,36 @@ module hqr
       import :: c_ptr
       type(c_ptr) :: s
     end function hqr_device_name_c
+    ! int hqr_device_count(void): how many GPUs serve calls, 0 when none
+    function hqr_device_count() bind(C, name='hqr_device_count') result(count)
+      import :: c_int
+      integer(c_int) :: count
+    end function hqr_device_count
     ! void hqr_set_device(int ordinal): HQR_DEVICE; -1 for none
     subroutine hqr_set_device(ordinal) bind(C, name='hqr_set_device')
       import :: c_int
       integer(c_int), value :: ordinal
     end subroutine hqr_set_device
+    ! int hqr_set_devices(const char *list): HQR_DEVICE as text ("all", "none", "0,2");
+    ! 0, or -1 for a text that is none of these. Pass a C string: 'all'//c_null_char
+    function hqr_set_devices(list) bind(C, name='hqr_set_devices') result(rc)
+      import :: c_int, c_char
+      character(kind=c_char), dimension(*), intent(in) :: list
+      integer(c_int) :: rc
+    end function hqr_set_devices
+    ! long hqr_path_calls(char path): calls that ran on the CPU ('c'), a GPU path ('g'),
+    ! or a GPU path finished by the CPU ('r'), since the process started
+    function hqr_path_calls(path) bind(C, name='hqr_path_calls') result(calls)
+      import :: c_long, c_char
+      character(kind=c_char), value :: path
+      integer(c_long) :: calls
+    end function hqr_path_calls
+    ! long hqr_device_calls(int ordinal): calls in which that GPU did work
+    function hqr_device_calls(ordinal) bind(C, name='hqr_device_calls') result(calls)
+      import :: c_int, c_long
+      integer(c_int), value :: ordinal
+      integer(c_long) :: calls
+    end function hqr_device_calls
     ! void hqr_set_gpu_min_n(long n): HQR_GPU_MIN_N; negative restores the calibrated crossover
     subroutine hqr_set_gpu_min_n(n) bind(C, name='hqr_set_gpu_min_n')
       import :: c_long

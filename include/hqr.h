@@ -131,13 +131,25 @@ void dqrupd_delrows_(lapack_int const *m, lapack_int const *n, lapack_int const 
 
 /* "MAJOR.MINOR.PATCH" */
 const char *hqr_version(void);
-/* Ordinal of the GPU that serves calls, or -1 when every call runs on the CPU
- * (no GPU, no driver, HQR_DEVICE=none, or a build without CUDA). */
+/* Ordinal of the first GPU that serves calls, or -1 when every call runs on
+ * the CPU (no GPU, no driver, HQR_DEVICE=none, or a build without CUDA). */
 int hqr_device(void);
+/* How many GPUs serve calls (HQR_DEVICE less those this process cannot see);
+ * 0 when the CPU serves every call. */
+int hqr_device_count(void);
 /* Human-readable name of that device ("none" when hqr_device() is -1). */
 const char *hqr_device_name(void);
-/* HQR_DEVICE: ordinal, or -1 for none. */
+/* HQR_DEVICE: one ordinal, or -1 for none. */
 void hqr_set_device(int ordinal);
+/* HQR_DEVICE as text: "all", "none", an ordinal or a list ("0,2,3").
+ * Returns 0, or -1 (the setting unchanged) for any other text. */
+int hqr_set_devices(const char *list);
+/* Path counters since the process started: calls that ran wholly on the CPU
+ * ('c'), ran a GPU path to the end ('g'), or started on a GPU and were
+ * finished by the CPU ('r'); -1 for any other letter. */
+long hqr_path_calls(char path);
+/* Calls in which GPU `ordinal` did work. */
+long hqr_device_calls(int ordinal);
 /* HQR_GPU_MIN_N: problems at least this large go to the GPU; 0 sends every
  * size there; a negative value restores the calibrated crossover. */
 void hqr_set_gpu_min_n(long n);

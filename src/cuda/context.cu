@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -91,33 +92,25 @@ bool create(Context &c, int device) {
   return true;
 }
 
-int requested_device() {
-  const int req = config::device_request();
-  if (req == config::kDeviceNone || forked_child.load()) return -1;
-  int count = 0;
-  if (cudaError_t e = cudaGetDeviceCount(&count); !ok(e) || count <= 0) {
-    if (!ok(e)) fail("cudaGetDeviceCount", e);
-    return -1;
-  }
-  const int device = req == config::kDeviceAuto ? 0 : req;
-  return device < count ? device : -1;
+// Visible GPUs, counted once (CUDA's count does not change while a process runs).
+int visible_devices() {
+  static const int count = [] {
+    int n = 0;
+    if (cudaError_t e = cudaGetDeviceCount(&n); !ok(e)) {
+      fail("cudaGetDeviceCount", e);
+      n = 0;
+    }
+    (void)cudaGetLastError();
+    return std::min(n, kMaxDevices);
+  }();
+  return count;
 }
 
-}  // namespace
-
-const char *context_error() { return creation_error[0] ? creation_error : "no GPU"; }
-
-Context *context() {
-  static std::once_flag atfork_once;
-  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, mark_child); });
-  const int device = requested_device();
-  if (device < 0) return nullptr;
-  // One context per device, created once; a failed creation is not retried.
-  static constexpr int kMaxDevices = 16;
+// One context per device, created once; a failed creation is not retried.
+Context *device_context(int device) {
   static Context *contexts[kMaxDevices] = {};
   static bool failed[kMaxDevices] = {};
   static std::mutex create_lock;
-  if (device >= kMaxDevices) return nullptr;
   std::lock_guard<std::mutex> g(create_lock);
   if (!contexts[device] && !failed[device]) {
     auto *c = new Context;
@@ -133,6 +126,62 @@ Context *context() {
   return contexts[device];
 }
 
+// Peer access between every two members of a set, asked once per pair.
+void enable_peers(const DeviceSet &set) {
+  static std::mutex lock;
+  static std::uint64_t asked[kMaxDevices] = {};
+  std::lock_guard<std::mutex> g(lock);
+  for (int i = 0; i < set.count; ++i)
+    for (int j = 0; j < set.count; ++j) {
+      const int a = set.member[i]->device, b = set.member[j]->device;
+      if (a == b || (asked[a] >> b & 1)) continue;
+      asked[a] |= std::uint64_t(1) << b;
+      int can = 0;
+      if (ok(cudaDeviceCanAccessPeer(&can, a, b)) && can && ok(cudaSetDevice(a))) cudaDeviceEnablePeerAccess(b, 0);
+      (void)cudaGetLastError();  // "already enabled" is not an error here
+    }
+}
+
+// A list that names GPUs this process cannot see is said once per list.
+void report_missing(std::uint64_t wanted, int visible) {
+  static std::mutex lock;
+  static std::uint64_t reported = 0;
+  const std::uint64_t missing = visible >= 64 ? 0 : wanted & ~((std::uint64_t(1) << visible) - 1);
+  if (!missing || wanted == config::kDevicesAll) return;
+  std::lock_guard<std::mutex> g(lock);
+  if (reported == wanted) return;
+  reported = wanted;
+  char list[256] = "";
+  for (int d = 0, len = 0; d < 64 && len < 200; ++d)
+    if (missing >> d & 1) len += std::snprintf(list + len, sizeof list - len, "%s%d", len ? "," : "", d);
+  std::fprintf(stderr, "hqr: the device list (HQR_DEVICE) names GPU %s, which this process does not see (%d visible): %s\n", list,
+               visible, (wanted & ~missing) ? "the others serve calls" : "the CPU serves calls");
+}
+
+}  // namespace
+
+const char *context_error() { return creation_error[0] ? creation_error : "no GPU"; }
+
+DeviceSet device_set() {
+  static std::once_flag atfork_once;
+  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, mark_child); });
+  DeviceSet set;
+  const std::uint64_t wanted = config::device_mask();
+  if (wanted == 0 || forked_child.load()) return set;
+  const int visible = visible_devices();
+  report_missing(wanted, visible);
+  for (int d = 0; d < visible; ++d)
+    if (wanted >> d & 1)
+      if (Context *c = device_context(d)) set.member[set.count++] = c;
+  if (set.count > 1) enable_peers(set);
+  return set;
+}
+
+Context *context() {
+  const DeviceSet set = device_set();
+  return set.count ? set.member[0] : nullptr;
+}
+
 }  // namespace hqr::gpu
 
 namespace hqr {
@@ -141,6 +190,8 @@ int serving_device() {
   gpu::Context *c = gpu::context();
   return c ? c->device : -1;
 }
+
+int serving_device_count() { return gpu::device_set().count; }
 
 const char *serving_device_name() {
   gpu::Context *c = gpu::context();

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
@@ -35,6 +36,7 @@ class DeviceBuffer {
   bool reserve(std::size_t bytes);
   void release();
   void *get() const { return ptr_; }
+  std::size_t size() const { return bytes_; }
 
  private:
   void *ptr_ = nullptr;
@@ -124,11 +126,38 @@ struct Context {
   std::mutex lock;
 };
 
-// The context of the serving device, created on first use; nullptr when no
-// GPU serves calls (none present, HQR_DEVICE=none, driver missing, creation
-// failed, or this process is the child of a fork after CUDA was used).
+// The GPUs that serve calls (HQR_DEVICE less those missing or whose context
+// failed), in ordinal order, each with its context; peer access is enabled
+// between every two members that have it (NVLink). Empty when no GPU
+// serves calls (none present, HQR_DEVICE=none, driver missing, or this
+// process is the child of a fork after CUDA was used).
+constexpr int kMaxDevices = 64;
+struct DeviceSet {
+  int count = 0;
+  Context *member[kMaxDevices] = {};
+};
+DeviceSet device_set();
+// The set's first member, the device of the paths that use one GPU; nullptr
+// when the set is empty.
 Context *context();
-// Why context() returned nullptr.
+// Why the set is empty, or why a member is missing.
 const char *context_error();
+
+// Holds every member's lock, taken in ordinal order so that two calls over
+// overlapping sets cannot deadlock.
+class SetLock {
+ public:
+  explicit SetLock(const DeviceSet &set) : set_(set) {
+    for (int i = 0; i < set_.count; ++i) set_.member[i]->lock.lock();
+  }
+  ~SetLock() {
+    for (int i = set_.count; i-- > 0;) set_.member[i]->lock.unlock();
+  }
+  SetLock(const SetLock &) = delete;
+  SetLock &operator=(const SetLock &) = delete;
+
+ private:
+  const DeviceSet &set_;
+};
 
 }  // namespace hqr::gpu

@@ -1,6 +1,7 @@
 #include "config.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -17,12 +18,36 @@ long env_long(const char *name, long fallback) {
   return (end && *end == '\0') ? x : fallback;
 }
 
-int env_device() {
+// An unreadable HQR_DEVICE serves no GPU, and says so once.
+std::uint64_t env_devices() {
   const char *v = std::getenv("HQR_DEVICE");
-  if (!v || !*v) return kDeviceAuto;
-  if (std::strcmp(v, "none") == 0 || std::strcmp(v, "cpu") == 0) return kDeviceNone;
-  long d = env_long("HQR_DEVICE", kDeviceNone);
-  return d >= 0 ? static_cast<int>(d) : kDeviceNone;
+  std::uint64_t mask = kDevicesAll;
+  if (v && *v && !parse_devices(v, &mask)) {
+    std::fprintf(stderr, "hqr: HQR_DEVICE=%s is not 'all', 'none' or a list of GPU ordinals 0-%d: the CPU serves calls\n",
+                 v, kMaxOrdinal);
+    mask = 0;
+  }
+  return mask;
+}
+
+// "8G", "512M", "1T", "4096K" or plain bytes; 0 when unset or unreadable.
+std::size_t env_bytes(const char *name) {
+  const char *v = std::getenv(name);
+  if (!v || !*v) return 0;
+  char *end = nullptr;
+  const double x = std::strtod(v, &end);
+  if (!end || end == v || x < 0) return 0;
+  double scale = 1;
+  switch (*end) {
+    case 'k': case 'K': scale = 1024.0; ++end; break;
+    case 'm': case 'M': scale = 1024.0 * 1024; ++end; break;
+    case 'g': case 'G': scale = 1024.0 * 1024 * 1024; ++end; break;
+    case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; ++end; break;
+    default: break;
+  }
+  if (*end == 'i' || *end == 'I') ++end;  // "8GiB"
+  if (*end == 'b' || *end == 'B') ++end;
+  return *end == '\0' ? static_cast<std::size_t>(x * scale) : 0;
 }
 
 int env_panel() {
@@ -34,7 +59,8 @@ int env_panel() {
 }
 
 struct Settings {
-  std::atomic<int> device{env_device()};
+  std::atomic<std::uint64_t> devices{env_devices()};
+  const std::size_t gpu_memory = env_bytes("HQR_GPU_MEMORY");
   std::atomic<long> gpu_min_n{env_long("HQR_GPU_MIN_N", -1)};
   std::atomic<int> nb{static_cast<int>(env_long("HQR_NB", 0))};
   std::atomic<int> cpu_threads{static_cast<int>(env_long("HQR_CPU_THREADS", 0))};
@@ -48,7 +74,33 @@ Settings &settings() {
 
 }  // namespace
 
-int device_request() { return settings().device.load(std::memory_order_relaxed); }
+bool parse_devices(const char *text, std::uint64_t *mask) {
+  if (std::strcmp(text, "all") == 0) {
+    *mask = kDevicesAll;
+    return true;
+  }
+  if (std::strcmp(text, "none") == 0 || std::strcmp(text, "cpu") == 0) {
+    *mask = 0;
+    return true;
+  }
+  std::uint64_t m = 0;
+  const char *p = text;
+  for (;;) {
+    if (*p < '0' || *p > '9') return false;  // strtol would take " 0" and "+0"
+    char *end = nullptr;
+    const long d = std::strtol(p, &end, 10);
+    if (end == p || d > kMaxOrdinal) return false;
+    m |= std::uint64_t(1) << d;
+    if (*end == '\0') break;
+    if (*end != ',') return false;
+    p = end + 1;
+  }
+  *mask = m;
+  return true;
+}
+
+std::uint64_t device_mask() { return settings().devices.load(std::memory_order_relaxed); }
+std::size_t gpu_memory() { return settings().gpu_memory; }
 long gpu_min_n() { return settings().gpu_min_n.load(std::memory_order_relaxed); }
 int panel() {
   static const int p = env_panel();
@@ -59,7 +111,7 @@ int cpu_threads() { return settings().cpu_threads.load(std::memory_order_relaxed
 bool verbose() { return verbose_level() > 0; }
 int verbose_level() { return settings().verbose.load(std::memory_order_relaxed); }
 
-void set_device_request(int ordinal) { settings().device.store(ordinal < 0 ? kDeviceNone : ordinal); }
+void set_device_mask(std::uint64_t mask) { settings().devices.store(mask); }
 void set_gpu_min_n(long n) { settings().gpu_min_n.store(n < 0 ? -1 : n); }
 void set_nb(int nb) { settings().nb.store(nb > 0 ? nb : 0); }
 void set_verbose(bool on) { settings().verbose.store(on ? 1 : 0); }

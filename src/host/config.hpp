@@ -2,12 +2,23 @@
 // hqr_set_* API. Every reader sees a consistent value without locking.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 namespace hqr::config {
 
-constexpr int kDeviceAuto = -2;  // HQR_DEVICE unset: first GPU, if any
-constexpr int kDeviceNone = -1;  // HQR_DEVICE=none
-
-int device_request();  // HQR_DEVICE: ordinal, kDeviceNone or kDeviceAuto
+// HQR_DEVICE: the GPUs that serve calls, as a mask of ordinals 0..63.
+// "all" (the default): every visible GPU; "none" (or "cpu"): 0; an ordinal
+// or a comma-separated list of them ("0,2,3"): those.
+constexpr std::uint64_t kDevicesAll = ~std::uint64_t(0);
+constexpr int kMaxOrdinal = 63;
+std::uint64_t device_mask();
+// Parses an HQR_DEVICE value; false (mask untouched) when it is none of the above.
+bool parse_devices(const char *text, std::uint64_t *mask);
+void set_device_mask(std::uint64_t mask);
+// HQR_GPU_MEMORY ("8G", "512M", "1T", or bytes): the memory each GPU's
+// schedule may plan with; 0: what the GPU has free.
+std::size_t gpu_memory();
 long gpu_min_n();      // HQR_GPU_MIN_N; negative: use the calibrated crossover
 int nb();              // HQR_NB; 0: each routine's default
 // HQR_PANEL: where the hybrid potrf factors its diagonal blocks and the
@@ -21,7 +32,6 @@ int cpu_threads();     // HQR_CPU_THREADS; 0: all cores
 bool verbose();        // HQR_VERBOSE (>= 1)
 int verbose_level();   // HQR_VERBOSE: 2 adds the GPU paths' phase timings, 3 potrf's and geqrf's panel steps
 
-void set_device_request(int ordinal);
 void set_gpu_min_n(long n);
 void set_nb(int nb);
 void set_verbose(bool on);

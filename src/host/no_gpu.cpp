@@ -3,6 +3,7 @@
 
 namespace hqr {
 int serving_device() { return -1; }
+int serving_device_count() { return 0; }
 const char *serving_device_name() { return "none"; }
 
 namespace gpu {

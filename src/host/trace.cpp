@@ -2,11 +2,44 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <cstring>
+
 #include "config.hpp"
 
 namespace hqr {
 
+int serving_device();
+
+namespace {
+// The path counters: [0] CPU only, [1] a GPU path to the end, [2] a GPU
+// path the CPU finished; and per GPU, the calls it worked in.
+std::atomic<long> path_calls[3];
+std::atomic<long> device_calls[64];
+
+// Calls of hqr's routines under way on this thread: the CPU path's LAPACK
+// calls hqr's exported symbols again (dgels calls dgeqrf_), and only the
+// outermost call counts.
+thread_local int depth = 0;
+
+int path_kind(const char *path) {
+  if (std::strncmp(path, "gpu", 3) == 0) return 1;
+  return std::strcmp(path, "cpu-resumed") == 0 ? 2 : 0;
+}
+}  // namespace
+
+long path_count(char path) {
+  switch (path) {
+    case 'c': return path_calls[0].load();
+    case 'g': return path_calls[1].load();
+    case 'r': return path_calls[2].load();
+    default: return -1;
+  }
+}
+long device_count_calls(int ordinal) { return ordinal >= 0 && ordinal < 64 ? device_calls[ordinal].load() : -1; }
+
 Trace::Trace(const RoutineName &name, double flops) : on_(config::verbose()), flops_(flops) {
+  ++depth;
   if (!on_) return;
   for (std::size_t i = 0; i < name.len && i + 1 < sizeof name_; ++i) {  // lower case, as the symbol
     const char c = name.text[i];
@@ -17,11 +50,26 @@ Trace::Trace(const RoutineName &name, double flops) : on_(config::verbose()), fl
 }
 
 Trace::~Trace() {
+  const int kind = path_kind(path_);
+  if (depth == 1) {  // the caller's call, not the system LAPACK's calls back into hqr from inside it
+    path_calls[kind].fetch_add(1, std::memory_order_relaxed);
+    if (kind != 0 && devices_ == 0) {
+      const int d = serving_device();
+      if (d >= 0 && d < 64) devices_ = std::uint64_t(1) << d;
+    }
+    for (int d = 0; d < 64; ++d)
+      if (devices_ >> d & 1) device_calls[d].fetch_add(1, std::memory_order_relaxed);
+  }
+  --depth;
   if (!on_) return;
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  char line[384];
-  int len = std::snprintf(line, sizeof line, "hqr: %s %s path=%s%s%s%s time=%.6fs %.2f GFLOP/s\n", name_, args_,
-                          path_, why_ ? " (" : "", why_ ? why_ : "", why_ ? ")" : "", s,
+  char gpus[200] = "";
+  if (kind != 0)
+    for (int d = 0, len = 0; d < 64 && len < 180; ++d)
+      if (devices_ >> d & 1) len += std::snprintf(gpus + len, sizeof gpus - len, "%s%d", len ? "," : " gpus=", d);
+  char line[512];
+  int len = std::snprintf(line, sizeof line, "hqr: %s %s path=%s%s%s%s%s time=%.6fs %.2f GFLOP/s\n", name_, args_,
+                          path_, why_ ? " (" : "", why_ ? why_ : "", why_ ? ")" : "", gpus, s,
                           s > 0 ? flops_ / s * 1e-9 : 0.0);
   // One write() per line keeps lines from concurrent calls whole.
   if (len > 0) (void)!write(2, line, static_cast<std::size_t>(len < (int)sizeof line ? len : (int)sizeof line - 1));

@@ -1,8 +1,11 @@
 // HQR_VERBOSE=1: one line per call on stderr, written when the call returns:
 //   hqr: dpotrf uplo=L n=500 lda=512 path=cpu time=0.00123s 34.0 GFLOP/s
+// Every call also counts in the path counters (hqr_path_calls,
+// hqr_device_calls), verbose or not.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 
 #include "common.hpp"
@@ -27,6 +30,9 @@ class Trace {
     path_ = path;
     why_ = why;
   }
+  // The GPUs that did work (a mask of ordinals); a GPU path that names
+  // none ran on the first GPU of the set.
+  void devices(std::uint64_t mask) { devices_ = mask; }
 
  private:
   bool on_;
@@ -35,6 +41,7 @@ class Trace {
   char args_[160] = "";
   const char *path_ = "cpu";
   const char *why_ = nullptr;
+  std::uint64_t devices_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
 
