@@ -5,7 +5,7 @@
 # (make; the test programs and build/bench_potrf) and the packages from
 # scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
-# GPU_CHECK_PARTS (default "suite oom large panel faults qrupd sanitizer") picks parts,
+# GPU_CHECK_PARTS (default "suite node oom large panel faults qrupd sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time.
 set -u
 out=${1:-/tmp/hqr-gpu-check}
@@ -15,7 +15,7 @@ export HQR_REFERENCE_LAPACK=$hqr_lib/lapack/liblapack.so.3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}  # Debian's 0.3.21 misdetects Sapphire Rapids
 nvidia-smi -L | tee "$out/device.txt"
 fail=0
-parts=${GPU_CHECK_PARTS:-suite oom large panel faults qrupd sanitizer}
+parts=${GPU_CHECK_PARTS:-suite node oom large panel faults qrupd sanitizer}
 part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 tests=$(ls build/test/test_* 2>/dev/null)
 
@@ -52,6 +52,51 @@ grep -E '^(not )?ok' "$out/two_processes.log"
 
 fi
 
+if part node; then
+# xPOTRF over the device set: every GPU, in core and out of core (a small
+# HQR_GPU_MEMORY), one GPU out of core, faults on the set's paths, a list
+# that names a GPU this machine lacks, and compute-sanitizer. The tests
+# fail when a call did not end on a GPU path or, with several GPUs, when a
+# GPU did no work; the trace must show the schedule that ran.
+gpus=$(nvidia-smi -L | grep -c '^GPU ')
+echo "== the device set ($gpus GPUs)"
+node_run() {  # name, expected trace pattern, env...
+  name=$1 want=$2; shift 2
+  log="$out/node-$name.log"
+  env "$@" HQR_VERBOSE=1 HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_SCRIPTS=0 \
+    scripts/run-tests.sh build/test/test_potrf_hybrid ${NODE_MORE_TESTS-build/test/test_cholesky} >"$log" 2>&1
+  rc=$?
+  seen=$(grep -c "potrf .*path=$want" "$log")
+  if [ $rc = 0 ] && [ "$seen" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "$name: $r ($(tail -n 1 "$log"); $seen calls on '$want')"
+}
+node_run all-in-core "gpu-node ($gpus GPU[s]*, in core)" HQR_DEVICE=all
+NODE_MORE_TESTS= node_run all-out-of-core "gpu-node ($gpus GPU[s]*, out of core" HQR_DEVICE=all HQR_GPU_MEMORY=16M HQR_NB=64
+NODE_MORE_TESTS= node_run one-out-of-core "gpu-node (1 GPU, out of core" HQR_DEVICE=0 HQR_GPU_MEMORY=8M HQR_NB=64
+log="$out/node-missing.log"
+HQR_DEVICE=0,63 HQR_GPU_MIN_N=0 build/test/test_potrf_hybrid >"$log" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q "names GPU 63" "$log"; then r=ok; else r=FAILED; fail=1; fi
+echo "HQR_DEVICE=0,63: $r ($(grep -m1 'names GPU' "$log"))"
+for f in alloc copy:7 kernel:9 sync:4; do
+  log="$out/node-fault-$f.log"
+  HQR_DEVICE=all HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='orders*' \
+    build/test/test_potrf_hybrid >"$log" 2>&1
+  rc=$?
+  fired=$(grep -cE "potrf .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
+  if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "HQR_FAULT=$f HQR_DEVICE=all: $r ($fired calls fell back)"
+done
+for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
+  log="$out/node-sanitizer-$tool.log"
+  HQR_DEVICE=all HQR_GPU_MIN_N=0 HQR_TEST_FILTER='orders<double>' timeout 300 \
+    compute-sanitizer --tool "$tool" --error-exitcode 1 build/test/test_potrf_hybrid >"$log" 2>&1
+  rc=$?
+  if [ $rc = 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "compute-sanitizer $tool, HQR_DEVICE=all: $r ($(grep -m1 'ERROR SUMMARY' "$log"))"
+done
+fi
+
 if part oom; then
 echo "== the GPU's memory taken by another process"
 BUILD=build sh test/gpu_oom.sh >"$out/oom.log" 2>&1 || fail=1
@@ -83,7 +128,7 @@ for f in alloc copy:7 kernel:9 sync:4; do
     HQR_PANEL=$panel HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_SCRIPTS=0 \
       scripts/run-tests.sh build/test/test_potrf_hybrid build/test/test_inverse >"$log" 2>&1
     rc=$?
-    fired=$(grep -cE "path=cpu \((CUDA error|GPU out of memory)" "$log")
+    fired=$(grep -cE "path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
     if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
     echo "HQR_FAULT=$f HQR_PANEL=$panel: $r ($(tail -n 1 "$log"); $fired calls fell back)"
     # The hybrid geqrf: its tests alone (test_qr's other routines run on the CPU).

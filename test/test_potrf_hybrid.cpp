@@ -1,8 +1,11 @@
-// The hybrid potrf's own cases: sizes that are not multiples of the block
-// size, lda > n, both uplo, non-SPD and NaN at several positions (INFO as the
-// reference LAPACK), the untouched triangle. Run with HQR_GPU_MIN_N=0 on the
-// GPU machine (scripts/gpu-check.sh), where HQR_TEST_LARGE=1 adds orders up
-// to 20000; on a machine without a GPU the same cases check the CPU path.
+// The GPU potrf's own cases: sizes that are not multiples of the block size
+// or of the GPU count, lda > n, both uplo, non-SPD and NaN at several
+// positions (INFO as the reference LAPACK), the untouched triangle. Run with
+// HQR_GPU_MIN_N=0 on the GPU machine (scripts/gpu-check.sh), where every
+// successful call must end on a GPU path and, with several GPUs
+// (HQR_DEVICE=all), on every GPU; HQR_GPU_MEMORY small makes them run out
+// of core, and HQR_TEST_LARGE=1 adds orders up to 20000. On a machine
+// without a GPU the same cases check the CPU path.
 // The check is a solve: ||b - A x|| / (||A|| ||x|| n eps) with x from the
 // factor, O(n^2) so that large orders stay cheap.
 #include "testing.hpp"
@@ -17,6 +20,26 @@ template <> struct Api<double> {
     dpotrs_(u, &n, &one, a, &lda, b, &n, info, 1);
   }
   static constexpr const char *ref = "dpotrf_";
+};
+template <> struct Api<float> {
+  static void potrf(const char *u, lint n, float *a, lint lda, lint *info) { spotrf_(u, &n, a, &lda, info, 1); }
+  static void potrs(const char *u, lint n, const float *a, lint lda, float *b, lint *info) {
+    lint one = 1;
+    spotrs_(u, &n, &one, a, &lda, b, &n, info, 1);
+  }
+  static constexpr const char *ref = "spotrf_";
+};
+template <> struct Api<std::complex<double>> {
+  using C = std::complex<double>;
+  static void potrf(const char *u, lint n, C *a, lint lda, lint *info) {
+    zpotrf_(u, &n, reinterpret_cast<lapack_complex_double *>(a), &lda, info, 1);
+  }
+  static void potrs(const char *u, lint n, const C *a, lint lda, C *b, lint *info) {
+    lint one = 1;
+    zpotrs_(u, &n, &one, reinterpret_cast<const lapack_complex_double *>(a), &lda,
+            reinterpret_cast<lapack_complex_double *>(b), &n, info, 1);
+  }
+  static constexpr const char *ref = "zpotrf_";
 };
 template <> struct Api<std::complex<float>> {
   using C = std::complex<float>;
@@ -63,12 +86,46 @@ template <class T> std::vector<T> hemv(const testing::Matrix<T> &a, bool upper, 
   return out;
 }
 
+// With HQR_GPU_MIN_N=0 and a GPU, every call must end on a GPU path (a
+// CPU fallback would prove nothing about the GPU code); with several GPUs,
+// every GPU must have worked once the order spans a panel for each (the
+// device-set schedule's panels are HQR_NB wide, else 512).
+static lint block_size = 0;  // hqr_set_nb's, while each_schedule sets one
+
+struct GpuPathCheck {
+  long gpu = hqr_path_calls('g');
+  long device[64] = {};
+  GpuPathCheck() {
+    for (int d = 0; d < 64; ++d) device[d] = hqr_device_calls(d);
+  }
+  // Not under HQR_FAULT, whose injected failures send calls to the CPU.
+  static bool forced() {
+    const char *v = std::getenv("HQR_GPU_MIN_N");
+    return v && std::strcmp(v, "0") == 0 && hqr_device_count() > 0 && !std::getenv("HQR_FAULT");
+  }
+  void expect(lint n, const char *what) const {
+    if (!forced()) return;
+    if (hqr_path_calls('g') != gpu + 1) fail_msg("%s: the call did not end on a GPU path", what);
+    const int gpus = hqr_device_count();
+    const char *nb = std::getenv("HQR_NB");
+    const lint panel = block_size ? block_size : nb ? std::atol(nb) : 512;
+    if (gpus < 2 || n < gpus * panel) return;
+    int worked = 0;
+    for (int d = 0; d < 64; ++d) worked += hqr_device_calls(d) > device[d];
+    if (worked != gpus) fail_msg("%s: %d of %d GPUs worked", what, worked, gpus);
+  }
+};
+
 template <class T> void check_order(lint n, lint lda, bool upper) {
   const char *uplo = upper ? "U" : "L";
   testing::Matrix<T> a0 = make_hpd<T>(n, lda, upper), a = a0;
   lint info = -99;
+  char what[96];
+  std::snprintf(what, sizeof what, "n=%ld uplo=%s lda=%ld", long(n), uplo, long(lda));
+  const GpuPathCheck path;
   Api<T>::potrf(uplo, n, a.ptr(), a.ld, &info);
   if (info != 0) fail_msg("n=%ld uplo=%s lda=%ld: info %ld", long(n), uplo, long(lda), long(info));
+  path.expect(n, what);
   // The other triangle and the padding rows are untouched, bit for bit.
   for (lint j = 0; j < n; ++j)
     for (lint i = 0; i < a.ld; ++i) {
@@ -157,14 +214,18 @@ static bool large() { return std::getenv("HQR_TEST_LARGE") != nullptr; }
 template <class F> static void each_schedule(F f) {
   f();
   if (hqr_device() < 0 || large()) return;  // the large orders take the hybrid anyway
-  hqr_set_nb(128);
+  hqr_set_nb(int(block_size = 128));
   f();
-  hqr_set_nb(0);
+  const char *env = std::getenv("HQR_NB");  // back to what the run asked for
+  hqr_set_nb(int(block_size = env ? std::atol(env) : 0));
 }
 
 template <class T> static void orders(void **) {
   std::vector<lint> sizes = {1, 2, 33, 511, 512, 513, 1000};
   if (large()) sizes.insert(sizes.end(), {4097, 10000, 20000});
+  // With a small HQR_GPU_MEMORY (scripts/gpu-check.sh: 8M), an order whose
+  // triangle is several times that runs out of core, on one GPU or several.
+  if (std::getenv("HQR_GPU_MEMORY")) sizes.push_back(3001);
   each_schedule([&] {
     for (lint n : sizes)
       for (bool upper : {false, true}) check_order<T>(n, n + (n % 3 == 0 ? 0 : 5), upper);
@@ -194,8 +255,10 @@ template <class T> static void ill_conditioned(void **) {
 
 int main() {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(orders<float>),
       cmocka_unit_test(orders<double>),
       cmocka_unit_test(orders<std::complex<float>>),
+      cmocka_unit_test(orders<std::complex<double>>),
       cmocka_unit_test(failures<double>),
       cmocka_unit_test(failures<std::complex<float>>),
       cmocka_unit_test(ill_conditioned<double>),

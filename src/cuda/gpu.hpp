@@ -2,6 +2,8 @@
 // src/host/no_gpu.cpp instead, where nothing ever runs on a GPU.
 #pragma once
 
+#include <cstdint>
+
 #include "host/common.hpp"
 
 namespace hqr::gpu {
@@ -21,9 +23,16 @@ struct Result {
   // potrf, uplo 'U' only: rows resume..resume+partial_rows-1 of U are also
   // final in columns up to partial_cols-1 (a panel stored in part).
   lint partial_rows = 0, partial_cols = 0;
+  // The GPUs that worked (a mask of ordinals; 0: the first of the set),
+  // and the schedule that ran, for HQR_VERBOSE (nullptr: the routine's own
+  // name for it).
+  std::uint64_t devices = 0;
+  const char *path = nullptr;
 };
 
-// Hybrid Cholesky, host memory in and out (potrf_hybrid.cu).
+// Cholesky, host memory in and out: over the device set (potrf_node.cu)
+// when it has several GPUs and the order is large, or when the matrix does
+// not fit one GPU (out of core); else on the first GPU (potrf_hybrid.cu).
 template <class T> Result potrf(bool upper, lint n, T *a, lint lda);
 
 // Hybrid triangular inverse, U*U**H (L**H*L) and Cholesky inverse, host

@@ -49,8 +49,10 @@
 #include "cpu/potf2.hpp"
 #include "cuda/blas.cuh"
 #include "cuda/context.hpp"
+#include "cuda/device_potrf.cuh"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
+#include "cuda/node.hpp"
 #include "cuda/one_trip.cuh"
 #include "cuda/qr_kernels.cuh"
 #include "host/config.hpp"
@@ -87,68 +89,11 @@ std::vector<Rect> chunks(const Rect &r, std::size_t elem, bool upper) {
 // Where the diagonal blocks are factored (see the top of this file).
 enum class Panel { cpu, gpu };
 
-// cuSOLVER's potrf on the device, for the diagonal blocks of the gpu panel
-// mode and for the one trip. Always its lower one: an upper triangle is
-// mirrored into the lower one and back (mirror_triangle), as cuSOLVER's
-// upper potrf takes about twice as long at these orders (dpotrf U 8192
-// with nb = 768 on the H200: the wait for the diagonal blocks 7 ms against
-// 3).
-class DevicePotrf {
- public:
-  DevicePotrf() = default;
-  DevicePotrf(const DevicePotrf &) = delete;
-  DevicePotrf &operator=(const DevicePotrf &) = delete;
-  ~DevicePotrf() {
-    if (params_) cusolverDnDestroyParams(params_);
-  }
-  // Workspace sizes for blocks of order nb.
-  template <class T> bool init(cusolverDnHandle_t h, lint nb, T *a, lint lda) {
-    if (!ok(cusolverDnCreateParams(&params_))) return false;
-    const cudaDataType t = blas::data_type<T>();
-    if (!ok(cusolverDnXpotrf_bufferSize(h, params_, CUBLAS_FILL_MODE_LOWER, nb, t, a, lda, t, &device_bytes,
-                                        &host_bytes)))
-      return false;
-    host_.resize(host_bytes);
-    return true;
-  }
-  // On h's stream; a failed mirror reports as a failed execution.
-  template <class T>
-  cusolverStatus_t run(cusolverDnHandle_t h, bool upper, lint n, T *a, lint lda, void *work, int *info) {
-    cudaStream_t s = nullptr;
-    auto mirror = [&](bool to_upper) {
-      mirror_triangle<<<grid_for(int64_t(n) * n), 256, 0, s>>>(int(n), dv(a), int(lda), to_upper);
-      return ok(cudaGetLastError());
-    };
-    if (!ok(cusolverDnGetStream(h, &s)) || (upper && !mirror(false))) return CUSOLVER_STATUS_EXECUTION_FAILED;
-    const cudaDataType t = blas::data_type<T>();
-    const cusolverStatus_t status =
-        cusolverDnXpotrf(h, params_, CUBLAS_FILL_MODE_LOWER, n, t, a, lda, t, work, device_bytes,
-                         host_.empty() ? nullptr : host_.data(), host_bytes, info);
-    return ok(status) && upper && !mirror(true) ? CUSOLVER_STATUS_EXECUTION_FAILED : status;
-  }
-  std::size_t device_bytes = 0, host_bytes = 0;
-
- private:
-  cusolverDnParams_t params_ = nullptr;
-  std::vector<char> host_;
-};
-
 // Small orders go to cuSOLVER's potrf in one trip (one_trip.cuh): up to
 // 3072 that beats the hybrid (H200, ms: d L 2048 1.88 against 2.33, 3072
 // 3.36 against 3.65, 3584 the same, 4096 5.2 against 4.9-5.1;
 // bench/results/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
 constexpr lint kOneTrip = 3072;
-
-// cuSOLVER's info stops at a pivot <= 0, not at a NaN one; LAPACK's stops
-// at both: a NaN on L's diagonal sets *info too.
-__device__ inline bool nan_real(float x) { return isnan(x); }
-__device__ inline bool nan_real(double x) { return isnan(x); }
-__device__ inline bool nan_real(cuFloatComplex x) { return isnan(x.x); }
-__device__ inline bool nan_real(cuDoubleComplex x) { return isnan(x.x); }
-template <class S> __global__ void flag_nan_pivot(int64_t n, const S *a, int *info) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    if (nan_real(a[i + i * n])) *info = int(i + 1);
-}
 
 // The one trip's device routine.
 template <class T> struct OneTripPotrf {
@@ -162,7 +107,7 @@ template <class T> struct OneTripPotrf {
   }
   bool run(Context &c, lint n, T *d, void *work, int *dinfo) {
     if (!ok(solver.run(c.solver, false, n, d, n, work, dinfo))) return false;
-    flag_nan_pivot<<<grid_for(n), 256, 0, c.compute_stream>>>(n, dv(d), dinfo);
+    flag_nan_pivot<<<grid_for(n), 256, 0, c.compute_stream>>>(n, dv(d), n, dinfo);
     return ok(cudaGetLastError());
   }
 };
@@ -615,19 +560,31 @@ template <class T> class HybridPotrf {
 
 bool available() {
   // The setting first: HQR_DEVICE=none never starts CUDA.
-  if (config::device_request() == config::kDeviceNone) return false;
-  static const bool present = [] {
-    int count = 0;
-    const bool found = ok(cudaGetDeviceCount(&count)) && count > 0;
-    (void)cudaGetLastError();
-    return found;
-  }();
-  return present && config::device_request() != config::kDeviceNone && context() != nullptr;
+  return config::device_mask() != 0 && context() != nullptr;
+}
+
+// Orders from which the whole device set serves a call when it has several
+// GPUs (HQR_GPU_MIN_N, when set, decides instead): 4 H100s gained nothing
+// at 16384 and 1.6x at 32768 (bench/results/potrf-node-NVIDIA-H100-80GB-HBM3-x4-2026-11-28.txt).
+constexpr lint kNodeOrder = 24576;
+
+// Whether the device-set schedule (potrf_node.cu) serves this call: several
+// GPUs and a large enough order, or a matrix that one GPU's memory (or
+// HQR_GPU_MEMORY) does not hold, which only that schedule can run out of
+// core.
+template <class T> bool over_set(const DeviceSet &set, lint n) {
+  const long forced = config::gpu_min_n();
+  if (set.count > 1 && (forced >= 0 || n >= kNodeOrder)) return true;
+  const std::size_t ldda = (n + 31) / 32 * 32, need = sizeof(T) * ldda * std::size_t(n);
+  const std::size_t cap = config::gpu_memory() ? config::gpu_memory() : set.member[0]->total_memory / 10 * 9;
+  return need > cap;
 }
 
 template <class T> Result potrf(bool upper, lint n, T *a, lint lda) {
-  Context *c = context();
-  if (!c) return {false, 0, context_error(), 0};
+  const DeviceSet set = device_set();
+  if (!set.count) return {false, 0, context_error(), 0};
+  if (over_set<T>(set, n)) return potrf_node(set, upper, n, a, lda);
+  Context *c = set.member[0];
   std::lock_guard<std::mutex> g(c->lock);
   if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
   const Panel mode = config::panel() == config::kPanelCpu ? Panel::cpu : Panel::gpu;

@@ -104,12 +104,13 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
   const Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, probe<T>);
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potrf(upper, *n, a, *lda);
+    trace.devices(r.devices);
     if (r.ran) {
-      trace.path("gpu-hybrid");
+      trace.path(r.path ? r.path : "gpu-hybrid");
       *info = r.info;
       return;
     }
-    trace.path("cpu", r.why);
+    trace.path(r.resume > 0 || r.partial_rows > 0 ? "cpu-resumed" : "cpu", r.why);
     if (r.resume > 0 || r.partial_rows > 0)
       return finish_on_cpu(upper, *n, r.resume, a, *lda, info, r.partial_rows, r.partial_cols);
   } else {
