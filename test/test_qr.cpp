@@ -5,10 +5,14 @@
 // and too small a LWORK reported through XERBLA. The *_blocks tests take
 // sizes over several blocks (of 48 and the default), the GPU paths' when
 // HQR_GPU_MIN_N=0; gels_rank_deficient compares INFO with the reference
-// LAPACK, gels_scaled xGELS's scaling of tiny and huge data.
+// LAPACK, gels_scaled xGELS's scaling of tiny and huge data. The hard_*
+// tests give xGEQRF and xGELS entries near overflow and underflow,
+// duplicate and zero columns, graded columns and zero matrices, and with a
+// GPU and HQR_GPU_MIN_N=0 check that each call stayed on the GPU path.
 #include <random>
 
 #include "cuda/handoff.hpp"
+#include "host/lapack_reflectors.hpp"
 #include "testing.hpp"
 
 using namespace testing;
@@ -840,6 +844,319 @@ template <class T> void geqrf_scaled(void **) {
     }
 }
 
+// ---- hard inputs: xGEQRF and xGELS on the GPU path to the end ----------------
+
+// Entries near overflow or underflow, duplicate columns with a zero column,
+// graded columns, and an all-zero matrix. On a GPU the hybrid geqrf's
+// CholeskyQR2 panels rightly reject such panels and hand them to cuSOLVER's
+// geqrf on the device; that fallback used to fail for any panel shape but
+// the first one's (cuSOLVER's workspace was sized for it), and the CPU
+// finished the call (path=cpu-resumed (CUDA error)), which the answers alone
+// do not show. So with a GPU serving and HQR_GPU_MIN_N=0 each call must
+// also count as one GPU path to the end (hqr_path_calls('g') one more, 'r'
+// and 'c' none; not under HQR_FAULT). Without a GPU these check the CPU
+// path's answers (and that no call counts as a GPU one). 1000x520 and
+// 3001x301 take the hybrid geqrf on the GPU, 700x700 the one trip; with a
+// GPU (or HQR_TEST_LARGE=1) also 24000x2400 in double, where the bug
+// showed, and 12000x1200 in the other types.
+enum class Hard { huge, tiny, rank_deficient, graded, zero };
+
+// Duplicate columns (column j = column j-1 for odd j), but this odd one is
+// zero: R(z,z) = 0 exactly, TAU(z+1) = 0 and the column stays zero.
+lint zero_column(lint n) { return (n / 2) | 1; }
+
+// Entry scale of the huge and tiny cases: 1e200 and 1e-200 in double, 1e19
+// and 1e-19 in single, where the Gram matrix A^H A over- and underflows.
+template <class T> real_t<T> hard_scale(Hard h) {
+  constexpr bool single = std::is_same_v<real_t<T>, float>;
+  if (h == Hard::huge) return real_t<T>(single ? 1e19 : 1e200);
+  if (h == Hard::tiny) return real_t<T>(single ? 1e-19 : 1e-200);
+  return real_t<T>(1);
+}
+// Graded columns: column j scaled by 10^(-g j/(n-1)), g = 15 in double, 6 in single.
+template <class T> double grade() { return std::is_same_v<real_t<T>, float> ? 6 : 15; }
+
+template <class T> std::string hard_name(Hard h, lint n) {
+  switch (h) {
+    case Hard::huge: return context("entries ~ %g", double(hard_scale<T>(h)));
+    case Hard::tiny: return context("entries ~ %g", double(hard_scale<T>(h)));
+    case Hard::rank_deficient: return context("duplicate columns, column %ld zero", long(zero_column(n)));
+    case Hard::graded: return context("column j scaled by 10^(-%g j/(n-1))", grade<T>());
+    case Hard::zero: return "zero matrix";
+  }
+  return "";
+}
+
+// U(-1,1) (both parts for complex types), the imaginary part never zero.
+template <class T> T hard_value() {
+  for (;;) {
+    const T x = random_value<T>();
+    if (!is_complex_v<T> || std::imag(x) != 0) return x;
+  }
+}
+
+// The m-by-n matrix of case h (padding rows: unscaled random values).
+template <class T> Matrix<T> hard_matrix(Hard h, lint m, lint n, lint lda) {
+  Matrix<T> a(m, n, lda);
+  for (auto &x : a.data) x = hard_value<T>();
+  const lint z = zero_column(n);
+  for (lint j = 0; j < n; ++j) {
+    const real_t<T> s = h == Hard::graded
+                            ? real_t<T>(std::pow(10.0, -grade<T>() * double(j) / double(std::max<lint>(n - 1, 1))))
+                            : hard_scale<T>(h);
+    for (lint i = 0; i < m; ++i) {
+      if (h == Hard::zero || (h == Hard::rank_deficient && j == z))
+        a(i, j) = T(0);
+      else if (h == Hard::rank_deficient && j % 2 == 1)
+        a(i, j) = a(i, j - 1);
+      else
+        a(i, j) *= s;
+    }
+  }
+  return a;
+}
+
+// Every size goes to a GPU: one serves calls and HQR_GPU_MIN_N=0. Not
+// under HQR_FAULT, where the CPU rightly takes over.
+bool gpu_forced() {
+  const char *v = std::getenv("HQR_GPU_MIN_N"), *f = std::getenv("HQR_FAULT");
+  char *end = nullptr;
+  if (!v || !*v || std::strtol(v, &end, 10) != 0 || *end != '\0' || (f && *f)) return false;
+  return hqr_device_count() > 0;
+}
+
+struct PathCounts {
+  long c, g, r;
+};
+PathCounts path_counts() { return {hqr_path_calls('c'), hqr_path_calls('g'), hqr_path_calls('r')}; }
+
+// The one call since `before` ran a GPU path to the end, where every size
+// goes to a GPU: 'g' one more, and neither 'r' nor 'c' more (a CPU call may
+// count more than once: the system LAPACK's own calls of geqrf and ormqr
+// come back through hqr's exports, and one that went to the GPU would count
+// as 'g'). Where no GPU serves, no call counts as a GPU one.
+void assert_gpu_path(const PathCounts &before, const std::string &ctx) {
+  const long c = hqr_path_calls('c') - before.c, g = hqr_path_calls('g') - before.g,
+             r = hqr_path_calls('r') - before.r;
+  if (gpu_forced()) {
+    if (g != 1 || r != 0 || c != 0)
+      fail_msg("%s: %ld calls ran a GPU path to the end, %ld were finished by the CPU and %ld ran on the CPU; "
+               "expected 1, 0 and 0 (a GPU serves and HQR_GPU_MIN_N=0; HQR_VERBOSE=1 shows the paths)",
+               ctx.c_str(), g, r, c);
+  } else if (hqr_device_count() == 0 && (g != 0 || r != 0)) {
+    fail_msg("%s: no GPU serves calls, yet the path counters grew ('g' by %ld, 'r' by %ld)", ctx.c_str(), g, r);
+  }
+}
+
+bool hard_large() {
+  const char *v = std::getenv("HQR_TEST_LARGE");
+  return hqr_device_count() > 0 || (v && *v && std::strcmp(v, "0") != 0);
+}
+struct HardShape {
+  lint m, n, pad;
+};
+template <class T> std::vector<HardShape> hard_shapes() {
+  std::vector<HardShape> s = {{1000, 520, 1}, {3001, 301, 0}, {700, 700, 2}};
+  if (hard_large()) s.push_back(std::is_same_v<T, double> ? HardShape{24000, 2400, 0} : HardShape{12000, 1200, 0});
+  return s;
+}
+
+// num / den, where both come from norms: 0 when both are 0 (the zero matrix).
+double ratio_of(double num, double den) { return den > 0 ? num / den : num == 0 ? 0 : HUGE_VAL; }
+
+template <class T> double max_abs(const Matrix<T> &a) {
+  double r = 0;
+  for (lint j = 0; j < a.n; ++j)
+    for (lint i = 0; i < a.m; ++i) r = std::max(r, double(std::abs(a(i, j))));
+  return r;
+}
+// 2^-e with max * 2^-e in [0.5, 1): a matrix multiplied by it is the same
+// matrix exactly, scaled so that products and squares of its entries
+// neither over- nor underflow (ratios of scaled norms equal the originals').
+template <class T> real_t<T> pow2_scale(double max) {
+  if (!(max > 0) || !std::isfinite(max)) return real_t<T>(1);
+  int e = 0;
+  std::frexp(max, &e);
+  return std::ldexp(real_t<T>(1), -e);
+}
+// s times the leading m-by-n block, tightly packed.
+template <class T> Matrix<T> scaled(const Matrix<T> &a, real_t<T> s) {
+  Matrix<T> b = block(a, a.m, a.n);
+  for (auto &x : b.data) x *= s;
+  return b;
+}
+// 2-norm of s * a(i0:i1, j), accumulated in double.
+template <class T> double column_norm(const Matrix<T> &a, lint j, lint i0, lint i1, double s) {
+  double t = 0;
+  for (lint i = i0; i < i1; ++i) t += std::norm(std::complex<double>(a(i, j)) * s);
+  return std::sqrt(t);
+}
+
+// ||a_j||_1 of every column, accumulated in double.
+template <class T> std::vector<double> column_norms_one(const Matrix<T> &a) {
+  std::vector<double> s(size_t(a.n), 0.0);
+  for (lint j = 0; j < a.n; ++j)
+    for (lint i = 0; i < a.m; ++i) s[size_t(j)] += std::abs(std::complex<double>(a(i, j)));
+  return s;
+}
+
+// Entries of column j (rows i0..i1-1) that are not exactly zero.
+template <class T> void assert_zero_column(const Matrix<T> &a, lint j, lint i0, lint i1, const std::string &ctx) {
+  for (lint i = i0; i < i1; ++i)
+    if (a(i, j) != T(0))
+      fail_msg("%s: A(%ld,%ld) = %g after the call, LAPACK's is exactly 0", ctx.c_str(), long(i + 1), long(j + 1),
+               double(std::abs(a(i, j))));
+}
+
+// xGEQRF: DQRT02's ratios with the economical Q (xORGQR/xUNGQR, m x n):
+// ||A - Q1 R|| / (m ||A|| eps) and ||I - Q1^H Q1|| / (m eps), relative and
+// so independent of the scale (no entry is squared: Q1 R's products are
+// bounded by ||A||), tau in LAPACK's range, padding unchanged. The zero
+// matrix: tau all 0 and A all 0 (as LAPACK leaves them); the zero column:
+// tau 0 there and the column still zero.
+template <class T> void hard_geqrf(Hard h) {
+  for (const HardShape &s : hard_shapes<T>()) {
+    const lint m = s.m, n = s.n, lda = m + s.pad;
+    const std::string ctx = context("%cgeqrf m=%ld n=%ld lda=%ld, %s", prefix<T>(), long(m), long(n), long(lda),
+                                    hard_name<T>(h, n).c_str());
+    const Matrix<T> a0 = hard_matrix<T>(h, m, n, lda);
+    Matrix<T> a = a0;
+    const PathCounts before = path_counts();
+    const std::vector<T> tau = factor(a, ctx);  // the LWORK query does not count as a call
+    assert_gpu_path(before, ctx);
+    lint bi, bj;
+    if (!unchanged_where(a0, a, [](lint, lint) { return false; }, &bi, &bj))
+      fail_msg("%s: padding A(%ld,%ld) was changed", ctx.c_str(), long(bi), long(bj));
+    assert_lapack_reflectors(a, tau, ctx);
+    if (h == Hard::zero || h == Hard::rank_deficient)
+      for (lint j = h == Hard::zero ? 0 : zero_column(n); j < (h == Hard::zero ? n : zero_column(n) + 1); ++j) {
+        if (tau[size_t(j)] != T(0))
+          fail_msg("%s: TAU(%ld) = %g for a zero column, LAPACK's is 0", ctx.c_str(), long(j + 1),
+                   double(std::abs(tau[size_t(j)])));
+        assert_zero_column(a, j, 0, m, ctx);
+      }
+
+    const Matrix<T> q = form_q(a, tau, n, n, ctx);  // m x n, ld m + 1
+    const Matrix<T> r = upper_trapezoid(block(a, n, n));
+    Matrix<T> d = a0;
+    gemm<T>('N', 'N', m, n, n, T(-1), q.data.data(), q.ld, r.data.data(), r.ld, T(1), d.ptr(), d.ld);
+    assert_ratio(ratio_of(norm_one(d), double(m) * norm_one(a0) * eps<T>()), ctx + " A - Q1 R");
+    assert_ratio(orthogonality(q), ctx + " I - Q1^H Q1");
+    // Householder QR's backward error is small column by column too
+    // (Higham, Theorem 19.4), which the ratio above does not see where the
+    // columns are graded.
+    const std::vector<double> dn = column_norms_one(d), an = column_norms_one(a0);
+    double worst = 0;
+    for (lint j = 0; j < n; ++j)
+      worst = std::max(worst, ratio_of(dn[size_t(j)], double(m) * an[size_t(j)] * eps<T>()));
+    assert_ratio(worst, ctx + " max_j ||a_j - Q1 r_j|| / ||a_j||");
+  }
+}
+
+// xGELS, trans 'N', m >= n, three right-hand sides: the first consistent
+// (A x0), the others random at A's scale. Full rank: INFO = 0; m > n:
+// DQRT16 for the first, DQRT17 for all, and each residual's 2-norm equal to
+// that of B(n+1:m, j) as xGELS leaves it (A and the residual scaled by
+// powers of two before A^H r and the 2-norms, which would over- or
+// underflow at these scales); m = n: DQRT16 for all. Duplicate columns
+// with a zero column: INFO = i > 0 with R(i,i) the first exact zero on R's
+// diagonal (the zero column's, unless rounding left one earlier), and
+// B(1:m, j) = Q^H b_j keeping b_j's norm. The zero matrix: INFO = 0 and
+// B(1:m,:) = 0.
+template <class T> void hard_gels(Hard h) {
+  const lint nrhs = 3;
+  for (const HardShape &s : hard_shapes<T>()) {
+    const lint m = s.m, n = s.n, lda = m + s.pad, ldb = m + 2;
+    const std::string ctx = context("%cgels trans=N m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld, %s", prefix<T>(), long(m),
+                                    long(n), long(nrhs), long(lda), long(ldb), hard_name<T>(h, n).c_str());
+    const Matrix<T> a0 = hard_matrix<T>(h, m, n, lda);
+    Matrix<T> b0(m, nrhs, ldb);
+    for (auto &x : b0.data) x = hard_value<T>() * hard_scale<T>(h);
+    const Matrix<T> x0 = random_matrix<T>(n, 1);
+    gemm<T>('N', 'N', m, 1, n, T(1), a0.data.data(), a0.ld, x0.data.data(), x0.ld, T(0), b0.ptr(), b0.ld);
+
+    Matrix<T> a = a0, b = b0;
+    T w[2] = {T(-3), T(-3)};
+    assert_info(gels<T>('N', m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, w, -1), 0, ctx + " (query)");
+    Work<T> work(std::max(work_size(w[0]), gels_min_lwork(m, n, nrhs)));
+    const PathCounts before = path_counts();
+    const lint info = gels<T>('N', m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.ptr(), work.lwork);
+    assert_gpu_path(before, ctx);
+    if (!work.guard_intact()) fail_msg("%s: wrote past WORK(LWORK)", ctx.c_str());
+    lint bi, bj;
+    if (!unchanged_where(a0, a, [](lint, lint) { return false; }, &bi, &bj) ||
+        !unchanged_where(b0, b, [](lint, lint) { return false; }, &bi, &bj))
+      fail_msg("%s: padding (%ld,%ld) of A or B was changed", ctx.c_str(), long(bi), long(bj));
+
+    if (h == Hard::zero) {
+      assert_info(info, 0, ctx);
+      for (lint j = 0; j < nrhs; ++j) assert_zero_column(b, j, 0, m, ctx + " (B)");
+      for (lint j = 0; j < n; ++j) assert_zero_column(a, j, 0, m, ctx);
+      continue;
+    }
+    const double sb = pow2_scale<T>(max_abs(b0));
+    if (h == Hard::rank_deficient) {
+      const lint z = zero_column(n);
+      if (info < 1 || info > z + 1 || a(info - 1, info - 1) != T(0))
+        fail_msg("%s: INFO %ld, expected the first exact zero on R's diagonal (R(%ld,%ld) at the latest)", ctx.c_str(),
+                 long(info), long(z + 1), long(z + 1));
+      for (lint i = 0; i + 1 < info; ++i)
+        if (a(i, i) == T(0))
+          fail_msg("%s: INFO %ld, but R(%ld,%ld) = 0 before", ctx.c_str(), long(info), long(i + 1), long(i + 1));
+      assert_zero_column(a, z, 0, m, ctx);
+      for (lint j = 0; j < nrhs; ++j) {
+        const double bn = column_norm(b0, j, 0, m, sb), gn = column_norm(b, j, 0, m, sb);
+        assert_ratio(std::abs(gn - bn) / (double(m) * bn * eps<T>()),
+                     ctx + context(" ||Q^H b|| = ||b||, column %ld", long(j + 1)));
+      }
+      continue;
+    }
+    assert_info(info, 0, ctx);
+    const Matrix<T> x = block(b, n, nrhs);
+    Matrix<T> r = block(b0, m, nrhs);  // B - A X
+    gemm<T>('N', 'N', m, nrhs, n, T(-1), a0.data.data(), a0.ld, x.data.data(), x.ld, T(1), r.ptr(), r.ld);
+    // DQRT16 for the consistent columns, and its column-by-column form
+    // ||r|| / (max(m,n) (|| |A| |x| || + ||b||) eps), which Householder QR's
+    // backward error also satisfies and which graded columns need: there
+    // ||A|| ||x|| is far larger.
+    const std::vector<double> an = column_norms_one(a0);
+    for (lint j = 0; j < (m == n ? nrhs : 1); ++j) {
+      const double rn = norm_one(block(r, m, 1, 0, j));
+      assert_ratio(ratio_of(rn, double(std::max(m, n)) * norm_one(a0) * norm_one(block(x, n, 1, 0, j)) * eps<T>()),
+                   ctx + context(" DQRT16, column %ld", long(j + 1)));
+      double ax = 0;
+      for (lint l = 0; l < n; ++l) ax += an[size_t(l)] * std::abs(x(l, j));
+      assert_ratio(ratio_of(rn, double(std::max(m, n)) * (ax + norm_one(block(b0, m, 1, 0, j))) * eps<T>()),
+                   ctx + context(" ||r|| / (|| |A| |x| || + ||b||), column %ld", long(j + 1)));
+    }
+    // A square A: every column is consistent, and r's size is set by A's
+    // condition number; DQRT17 and the residual's norm are for m > n.
+    if (m == n) continue;
+    const real_t<T> sa = pow2_scale<T>(max_abs(a0));
+    const Matrix<T> as = scaled(a0, sa), rs = scaled(r, real_t<T>(sb)),
+                    bs = scaled(block(b0, m, nrhs), real_t<T>(sb));
+    assert_ratio(ratio_of(norm_one(product(as, 'C', rs, 'N')),
+                          double(std::max({m, n, nrhs})) * norm_one(as) * norm_one(bs) * eps<T>()),
+                 ctx + " DQRT17");
+    for (lint j = 0; j < nrhs; ++j) {
+      const double rn = column_norm(r, j, 0, m, sb), tn = column_norm(b, j, n, m, sb),
+                   bn = column_norm(b0, j, 0, m, sb);
+      assert_ratio(std::abs(rn - tn) / (double(m) * bn * eps<T>()),
+                   ctx + context(" residual norm in B(n+1:m, %ld)", long(j + 1)));
+    }
+  }
+}
+
+#define HARD_TESTS(kind)                                                           \
+  template <class T> void hard_geqrf_##kind(void **) { hard_geqrf<T>(Hard::kind); } \
+  template <class T> void hard_gels_##kind(void **) { hard_gels<T>(Hard::kind); }
+HARD_TESTS(huge)
+HARD_TESTS(tiny)
+HARD_TESTS(rank_deficient)
+HARD_TESTS(graded)
+HARD_TESTS(zero)
+#undef HARD_TESTS
+
 // ---- LWORK too small --------------------------------------------------------
 
 // One below LAPACK's minimum (and 0, and -2): XERBLA once with the routine's
@@ -894,6 +1211,42 @@ template <class T> void lwork_too_small(void **) {
   }
 }
 
+// hqr's rewrite of a reflector with nothing to eliminate into LAPACK's
+// (host/lapack_reflectors.hpp; cuSOLVER's geqrf, the GPU paths' fallback
+// panel, may take tau = 2 there): LAPACK's own QR of a matrix whose column 0
+// is alpha alone (complex alpha in c/z: LAPACK's tau is not 0 there) and
+// whose column 7 is zero, with both reflectors changed into another
+// unitary H (row i of R scaled with it), must come back as LAPACK's.
+template <class T> void zero_reflectors_as_lapack(void **) {
+  using namespace testing;
+  const lint m = 50, n = 20;
+  Matrix<T> a = random_matrix<T>(m, n, m + 2);
+  for (lint i = 1; i < m; ++i) a(i, 0) = T(0);
+  for (lint i = 0; i < m; ++i) a(i, 7) = T(0);
+  std::vector<T> tau(n), work(std::size_t(64) * n);
+  assert_int_equal(geqrf<T>(m, n, a.ptr(), a.ld, tau.data(), work.data(), lint(work.size()), Lib::ref), 0);
+  const Matrix<T> ref = a;
+  const std::vector<T> ref_tau = tau;
+  T other;  // 1 - conj(other) has modulus 1
+  if constexpr (is_complex_v<T>)
+    other = T(real_t<T>(1 - std::cos(0.7)), real_t<T>(std::sin(0.7)));
+  else
+    other = T(2);
+  for (lint c : {lint(0), lint(7)}) {
+    const T f = (T(1) - cj(other)) / (T(1) - cj(tau[c]));
+    for (lint j = c; j < n; ++j) a(c, j) *= f;
+    tau[c] = other;
+  }
+  hqr::lapack_zero_reflectors(m, n, a.ptr(), a.ld, tau.data());
+  const double tol = 8 * eps<T>();
+  for (lint j = 0; j < n; ++j) {
+    if (std::abs(tau[j] - ref_tau[j]) > tol) fail_msg("tau(%ld) differs from LAPACK's", long(j + 1));
+    for (lint i = 0; i < m; ++i)
+      if (std::abs(a(i, j) - ref(i, j)) > tol * (1 + std::abs(ref(i, j))))
+        fail_msg("A(%ld,%ld) differs from LAPACK's", long(i + 1), long(j + 1));
+  }
+}
+
 }  // namespace
 
 #define ALL_TYPES(test)                                                                                  \
@@ -907,6 +1260,12 @@ int main() {
       ALL_TYPES(ormqr_quick_return), ALL_TYPES(gels_residual),       ALL_TYPES(lwork_too_small),
       ALL_TYPES(ormqr_blocks),       ALL_TYPES(orgqr_blocks),        ALL_TYPES(gels_blocks),
       ALL_TYPES(gels_rank_deficient), ALL_TYPES(gels_scaled),  ALL_TYPES(geqrf_scaled),  cmocka_unit_test(catch_up_schedule),
+      // Hard inputs ("hard_*": not matched by the GPU machine's 'geqrf*' and
+      // '*_blocks*' fault runs, where the CPU is meant to take over).
+      ALL_TYPES(hard_geqrf_huge),    ALL_TYPES(hard_geqrf_tiny),     ALL_TYPES(hard_geqrf_rank_deficient),
+      ALL_TYPES(hard_geqrf_graded),  ALL_TYPES(hard_geqrf_zero),     ALL_TYPES(hard_gels_huge),
+      ALL_TYPES(hard_gels_tiny),     ALL_TYPES(hard_gels_rank_deficient), ALL_TYPES(hard_gels_graded),
+      ALL_TYPES(hard_gels_zero),     ALL_TYPES(zero_reflectors_as_lapack),
   };
   // HQR_TEST_FILTER (a cmocka pattern, e.g. "geqrf*") runs a subset: the GPU
   // machine's fault and sanitizer runs.

@@ -1,6 +1,45 @@
 // hqr's runtime API and the XERBLA route: reports reach the program's own
-// XERBLA through the dynamic symbol table.
+// XERBLA through the dynamic symbol table. The device tests set HQR_DEVICE
+// and HQR_GPU_MIN_N through the API; each restores what the environment
+// said when it ends (restore_settings), pass or fail, so that the tests
+// after it are unaffected. With a GPU they check which GPUs serve; without
+// one, the return values, that nothing serves, and the path counters.
 #include "testing.hpp"
+
+using testing::lint;
+
+// HQR_DEVICE and HQR_GPU_MIN_N as the environment gives them (the library
+// reads them the same way: unset or empty HQR_DEVICE serves "all", an
+// unreadable one none; an unreadable HQR_GPU_MIN_N is the crossover, -1).
+static int restore_settings(void **) {
+  const char *d = std::getenv("HQR_DEVICE");
+  if (hqr_set_devices(d && *d ? d : "all") != 0) hqr_set_devices("none");
+  const char *g = std::getenv("HQR_GPU_MIN_N");
+  char *end = nullptr;
+  const long n = g && *g ? std::strtol(g, &end, 10) : -1;
+  hqr_set_gpu_min_n(g && *g && *end == '\0' ? n : -1);
+  return 0;
+}
+
+// The devices that serve calls now: how many, the first, its name.
+struct Serving {
+  int count, first;
+  std::string name;
+};
+static Serving serving() { return {hqr_device_count(), hqr_device(), hqr_device_name()}; }
+static void assert_serving(const Serving &want, const char *ctx) {
+  const Serving got = serving();
+  if (got.count != want.count || got.first != want.first || got.name != want.name)
+    fail_msg("%s: %d GPUs serve, the first %d (%s); expected %d, %d (%s)", ctx, got.count, got.first,
+             got.name.c_str(), want.count, want.first, want.name.c_str());
+}
+static void assert_none_serves(const char *ctx) { assert_serving({0, -1, "none"}, ctx); }
+
+static long device_calls_total() {
+  long s = 0;
+  for (int d = 0; d < 64; ++d) s += hqr_device_calls(d);
+  return s;
+}
 
 static void version_is_semver(void **) {
   int a, b, c;
@@ -10,7 +49,100 @@ static void version_is_semver(void **) {
 static void no_device_without_gpu(void **) {
   hqr_set_device(-1);
   assert_int_equal(hqr_device(), -1);
+  assert_int_equal(hqr_device_count(), 0);
   assert_string_equal(hqr_device_name(), "none");
+}
+
+// hqr_set_devices takes "all", "none", "cpu", an ordinal and a list; each
+// serves what it names and this process sees: one ordinal serves that GPU
+// or none, a list the union of its ordinals, "all" at least as many.
+static void set_devices_accepts(void **) {
+  assert_int_equal(hqr_set_devices("all"), 0);
+  const Serving all = serving();
+  if ((all.count > 0) != (all.first >= 0))
+    fail_msg("\"all\": %d GPUs serve, yet the first is %d", all.count, all.first);
+  for (const char *none : {"none", "cpu"}) {
+    assert_int_equal(hqr_set_devices(none), 0);
+    assert_none_serves(none);
+  }
+  int count = 0, first = -1;
+  for (int d : {0, 2, 3}) {
+    const std::string one = std::to_string(d);
+    assert_int_equal(hqr_set_devices(one.c_str()), 0);
+    const Serving s = serving();
+    if (s.count != 0 && s.count != 1) fail_msg("\"%d\": %d GPUs serve", d, s.count);
+    if (s.first != (s.count ? d : -1)) fail_msg("\"%d\": the first GPU serving is %d", d, s.first);
+    if (d == 0 && s.count != (all.first == 0))
+      fail_msg("\"0\": %d GPUs serve, \"all\" starts at %d", s.count, all.first);
+    count += s.count;
+    if (first < 0 && s.count) first = d;
+  }
+  assert_int_equal(hqr_set_devices("0,2,3"), 0);
+  const Serving list = serving();
+  if (list.count != count || list.first != first)
+    fail_msg("\"0,2,3\": %d GPUs serve, the first %d; its ordinals alone serve %d, the first %d", list.count,
+             list.first, count, first);
+  if (all.count < count) fail_msg("\"all\" serves %d GPUs, \"0,2,3\" %d", all.count, count);
+  assert_int_equal(hqr_set_devices("all"), 0);
+  assert_serving(all, "\"all\" again");
+}
+
+// Any other text returns -1 and leaves the setting as it was, from "none"
+// and from "all" (with a GPU, the two differ).
+static void set_devices_rejects(void **) {
+  for (const char *start : {"none", "all"}) {
+    assert_int_equal(hqr_set_devices(start), 0);
+    const Serving before = serving();
+    for (const char *bad : {"", "x", "1,,2", "-1", "64", "0;1", "0,"}) {
+      const std::string ctx = std::string("\"") + bad + "\" after \"" + start + "\"";
+      if (hqr_set_devices(bad) != -1) fail_msg("%s: accepted", ctx.c_str());
+      assert_serving(before, ctx.c_str());
+    }
+  }
+}
+
+// With "none" a call runs on the CPU even where HQR_GPU_MIN_N=0 would send
+// it to a GPU: one more 'c', no 'g' or 'r', no GPU's count changes. With a
+// GPU, "all" then takes the same call there ('g'; on the first GPU).
+static void none_runs_on_cpu(void **) {
+  const lint n = 300;
+  const testing::Matrix<double> a0 = testing::random_hpd<double>(n);
+  auto factor = [&](const char *ctx) {
+    testing::Matrix<double> a = a0;
+    assert_info(testing::potrf<double>('L', n, a.ptr(), a.ld), 0, ctx);
+    assert_ratio(testing::factor_ratio(a0, a, 'L'), ctx);
+  };
+  assert_int_equal(hqr_set_devices("none"), 0);
+  assert_none_serves("none");
+  hqr_set_gpu_min_n(0);
+  long c = hqr_path_calls('c'), g = hqr_path_calls('g'), r = hqr_path_calls('r'), dev = device_calls_total();
+  factor("dpotrf n=300 with \"none\"");
+  assert_int_equal(hqr_path_calls('c'), c + 1);
+  assert_int_equal(hqr_path_calls('g'), g);
+  assert_int_equal(hqr_path_calls('r'), r);
+  assert_int_equal(device_calls_total(), dev);
+
+  assert_int_equal(hqr_set_devices("all"), 0);
+  const char *fault = std::getenv("HQR_FAULT");
+  const int first = hqr_device();
+  if (hqr_device_count() == 0 || (fault && *fault)) return;  // the CPU again, or an injected failure
+  c = hqr_path_calls('c'), g = hqr_path_calls('g'), r = hqr_path_calls('r'), dev = device_calls_total();
+  const long on_first = hqr_device_calls(first);
+  factor("dpotrf n=300 with \"all\" and HQR_GPU_MIN_N=0");
+  assert_int_equal(hqr_path_calls('g'), g + 1);
+  assert_int_equal(hqr_path_calls('c'), c);
+  assert_int_equal(hqr_path_calls('r'), r);
+  assert_int_equal(hqr_device_calls(first), on_first + 1);
+  if (device_calls_total() - dev > hqr_device_count()) fail_msg("one call counted in more GPUs than serve");
+}
+
+// The counters answer -1 for a letter other than 'c', 'g' and 'r' and for
+// an ordinal outside 0..63; the others are counts.
+static void path_counters_range(void **) {
+  for (char p : {'c', 'g', 'r'}) assert_true(hqr_path_calls(p) >= 0);
+  for (char p : {'x', 'G', '\0'}) assert_int_equal(hqr_path_calls(p), -1);
+  for (int d : {0, 1, 63}) assert_true(hqr_device_calls(d) >= 0);
+  for (int d : {-1, 64, 1000}) assert_int_equal(hqr_device_calls(d), -1);
 }
 
 static void xerbla_reaches_program(void **) {
@@ -26,7 +158,11 @@ static void xerbla_reaches_program(void **) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(version_is_semver),
-      cmocka_unit_test(no_device_without_gpu),
+      cmocka_unit_test_teardown(no_device_without_gpu, restore_settings),
+      cmocka_unit_test_teardown(set_devices_accepts, restore_settings),
+      cmocka_unit_test_teardown(set_devices_rejects, restore_settings),
+      cmocka_unit_test_teardown(none_runs_on_cpu, restore_settings),
+      cmocka_unit_test(path_counters_range),
       cmocka_unit_test(xerbla_reaches_program),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
