@@ -1,7 +1,9 @@
 # hqr — a LAPACK-compatible drop-in library with a hybrid CPU/GPU path.
 #
 #   make            build build/libhqr.so and build/hqr.mod (32-bit INTEGER),
-#                   build/libhqr64.so and build/ilp64/hqr.mod (64-bit INTEGER)
+#                   build/libhqr64.so and build/ilp64/hqr.mod (64-bit INTEGER);
+#                   stops at once, naming them, if Debian packages it needs
+#                   are missing (`make deps` installs them)
 #   make check      install missing Debian packages, build, run every test
 #                   (check-asan included)
 #   make check-asan the CMocka tests with AddressSanitizer and UBSan
@@ -26,6 +28,9 @@ VERSION   := 0.1.0
 DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
                 liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf \
                 libopenblas64-dev liblapack64-dev libblas64-dev valgrind
+# Those the libraries alone need: plain `make` checks them first.
+BUILD_PACKAGES := g++ gfortran libopenblas-dev liblapack-dev libblas-dev liblapacke-dev \
+                  libopenblas64-dev liblapack64-dev libblas64-dev
 
 WARN      := -Wall -Wextra -Wno-unused-parameter
 CXXFLAGS  ?= -O2 -g
@@ -70,7 +75,7 @@ FOBJ64   := $(BUILD)/obj/fortran64/hqr_mod.o
 LAPACK_LIBS   := -llapack -lblas
 LAPACK64_LIBS := -llapack64 -lblas64
 
-.PHONY: all deps check check-asan demo install clean tests bench
+.PHONY: all deps build-deps check check-asan demo install clean tests bench
 all: $(LIB) $(LIB64) $(FMOD) $(FMOD64) $(BUILD)/hqr.pc $(BUILD)/hqr64.pc
 
 # Compile rules for one ABI's object folder ($(1) = lp64 or ilp64).
@@ -130,6 +135,15 @@ $(BUILD)/%.pc: scripts/%.pc.in
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # ---- dependencies ------------------------------------------------------------
+# Stops a build in its first second, with one line, where a package the
+# libraries need is missing (on Debian; elsewhere nothing is checked).
+build-deps:
+	@command -v dpkg-query >/dev/null 2>&1 || exit 0; missing=""; for p in $(BUILD_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then echo "hqr: missing Debian packages:$$missing; run make deps (as root or with sudo)"; exit 1; fi
+$(OBJ_LP64) $(OBJ_ILP64) $(FOBJ) $(FOBJ64): | build-deps
+
 # Installs the Debian packages that are missing (as root, or through sudo).
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
