@@ -6,8 +6,9 @@
 ! Explicit interfaces for every routine libhqr exports (ABI.md, include/hqr.h):
 !
 ! * The LAPACK routines (s/d/c/z potrf potri trtri lauum potrs posv geqrf gels,
-!   s/d ormqr orgqr, c/z unmqr ungqr) and hqr's QR-updating routines
-!   (s/d qrupd_addcols, _delcols, _addrows, _delrows) keep the ordinary Fortran
+!   s/d ormqr orgqr, c/z unmqr ungqr), hqr's log-determinant (s/d/c/z
+!   pologdet) and QR-updating routines (s/d qrupd_addcols, _delcols,
+!   _addrows, _delrows) keep the ordinary Fortran
 !   calling convention: no BIND(C), so the compiler appends the symbol's
 !   underscore and passes the hidden CHARACTER lengths itself. A program that
 !   already calls LAPACK compiles unchanged; the interfaces only add checking
@@ -71,6 +72,40 @@ module hqr
       complex(c_double_complex), intent(inout) :: a(lda, *)
       integer(hqr_int), intent(out) :: info
     end subroutine zpotrf
+
+    ! ---- xPOLOGDET (hqr's own): xPOTRF, then logdet = log(det(A)) when info = 0
+    subroutine spologdet(uplo, n, a, lda, logdet, info)
+      import :: hqr_int, c_float
+      character(len=1), intent(in) :: uplo
+      integer(hqr_int), intent(in) :: n, lda
+      real(c_float), intent(inout) :: a(lda, *)
+      real(c_float), intent(inout) :: logdet
+      integer(hqr_int), intent(out) :: info
+    end subroutine spologdet
+    subroutine dpologdet(uplo, n, a, lda, logdet, info)
+      import :: hqr_int, c_double
+      character(len=1), intent(in) :: uplo
+      integer(hqr_int), intent(in) :: n, lda
+      real(c_double), intent(inout) :: a(lda, *)
+      real(c_double), intent(inout) :: logdet
+      integer(hqr_int), intent(out) :: info
+    end subroutine dpologdet
+    subroutine cpologdet(uplo, n, a, lda, logdet, info)
+      import :: hqr_int, c_float, c_float_complex
+      character(len=1), intent(in) :: uplo
+      integer(hqr_int), intent(in) :: n, lda
+      complex(c_float_complex), intent(inout) :: a(lda, *)
+      real(c_float), intent(inout) :: logdet
+      integer(hqr_int), intent(out) :: info
+    end subroutine cpologdet
+    subroutine zpologdet(uplo, n, a, lda, logdet, info)
+      import :: hqr_int, c_double, c_double_complex
+      character(len=1), intent(in) :: uplo
+      integer(hqr_int), intent(in) :: n, lda
+      complex(c_double_complex), intent(inout) :: a(lda, *)
+      real(c_double), intent(inout) :: logdet
+      integer(hqr_int), intent(out) :: info
+    end subroutine zpologdet
 
     ! ---- xPOTRI: inverse from the Cholesky factor ------------------------
     subroutine spotri(uplo, n, a, lda, info)

@@ -59,6 +59,12 @@ void spotrf_(char const *uplo, lapack_int const *n, float *a, lapack_int const *
 void dpotrf_(char const *uplo, lapack_int const *n, double *a, lapack_int const *lda, lapack_int *info, size_t);
 void cpotrf_(char const *uplo, lapack_int const *n, lapack_complex_float *a, lapack_int const *lda, lapack_int *info, size_t);
 void zpotrf_(char const *uplo, lapack_int const *n, lapack_complex_double *a, lapack_int const *lda, lapack_int *info, size_t);
+/* hqr's own: xPOTRF, then LOGDET = log(det(A)) = 2 sum log(real(diag(factor))) when INFO = 0
+ * (REAL for s/c, DOUBLE PRECISION for d/z); LOGDET is not referenced when INFO > 0 (ABI.md). */
+void spologdet_(char const *uplo, lapack_int const *n, float *a, lapack_int const *lda, float *logdet, lapack_int *info, size_t);
+void dpologdet_(char const *uplo, lapack_int const *n, double *a, lapack_int const *lda, double *logdet, lapack_int *info, size_t);
+void cpologdet_(char const *uplo, lapack_int const *n, lapack_complex_float *a, lapack_int const *lda, float *logdet, lapack_int *info, size_t);
+void zpologdet_(char const *uplo, lapack_int const *n, lapack_complex_double *a, lapack_int const *lda, double *logdet, lapack_int *info, size_t);
 
 /* ---- Inverse from the Cholesky factor ---------------------------------- */
 void spotri_(char const *uplo, lapack_int const *n, float *a, lapack_int const *lda, lapack_int *info, size_t);

@@ -119,6 +119,11 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
   cpu_potrf(uplo, n, a, lda, info);
 }
 
+template void potrf(const char *, const lint *, float *, const lint *, lint *);
+template void potrf(const char *, const lint *, double *, const lint *, lint *);
+template void potrf(const char *, const lint *, std::complex<float> *, const lint *, lint *);
+template void potrf(const char *, const lint *, std::complex<double> *, const lint *, lint *);
+
 }  // namespace hqr
 
 extern "C" {
