@@ -15,7 +15,7 @@ using namespace tile;
 // column q the factor of U(p,l) is s_q(l): conj(U(q,l)) for l > q,
 // Re U(q,q) for l = q.
 template <class T> inline T factor(const T *a, idx lda, idx q, idx l) {
-  return l == q ? T(std::real(a[q + q * lda])) : conj_(a[q + l * lda]);
+  return l == q ? T(std::real(a[q + q * lda])) : conj_of(a[q + l * lda]);
 }
 
 // Rows i0..i0+nr-1 (all above q0) of the product's columns q0..q0+nc-1.
@@ -36,7 +36,7 @@ __attribute__((always_inline)) inline void band(idx n, idx i0, idx nr, idx q0, i
     const T *al = a + i0 + l * lda;
 #pragma GCC unroll 4
     for (idx c = 0; c < cols; ++c) {
-      const T s = conj_(a[q0 + c + l * lda]);
+      const T s = conj_of(a[q0 + c + l * lda]);
 #pragma GCC unroll 16
       for (idx ii = 0; ii < rows; ++ii) acc[c][ii] += mul(al[ii], s);
     }
@@ -63,7 +63,7 @@ template <class T> inline void lauu2_upper(idx n, T *a, idx lda) {
       const idx q = q0 + c;
       for (idx p = q0; p < q; ++p) {
         T s = mul(a[p + q * lda], factor(a, lda, q, q));
-        for (idx l = q + 1; l < n; ++l) s += mul(a[p + l * lda], conj_(a[q + l * lda]));
+        for (idx l = q + 1; l < n; ++l) s += mul(a[p + l * lda], conj_of(a[q + l * lda]));
         tile[c][p - q0] = s;
       }
       const R d = std::real(a[q + q * lda]);
@@ -81,10 +81,10 @@ template <class T> inline void lauu2_impl(bool upper, idx n, T *a, idx lda, T *w
   // L**H*L = U*U**H with U = L**H: run on the conjugate transpose in `work`
   // and copy back. Only the lower triangle is touched.
   for (idx j = 0; j < n; ++j)
-    for (idx i = j; i < n; ++i) work[j + i * n] = conj_(a[i + j * lda]);
+    for (idx i = j; i < n; ++i) work[j + i * n] = conj_of(a[i + j * lda]);
   lauu2_upper(n, work, n);
   for (idx j = 0; j < n; ++j)
-    for (idx i = j; i < n; ++i) a[i + j * lda] = conj_(work[j + i * n]);
+    for (idx i = j; i < n; ++i) a[i + j * lda] = conj_of(work[j + i * n]);
 }
 
 }  // namespace

@@ -5,13 +5,6 @@
 namespace hqr::cpu {
 namespace {
 
-template <class T> inline T conj_(T x) {
-  if constexpr (is_complex<T>)
-    return std::conj(x);
-  else
-    return x;
-}
-
 // Trailing update A22 -= L21 * L21**H (lower triangle of columns k0+kb..n-1)
 // with a register tile of 4 columns by 16 rows: each loaded element of L21 is
 // used 4 times and the accumulators stay in vector registers.
@@ -27,14 +20,14 @@ template <class T> __attribute__((always_inline)) inline void trailing_update(li
         for (lint j = k0; j < k0 + kb; ++j) {
           const T *cj = &A(i0, j);
           for (lint c = 0; c < kCols; ++c) {
-            const T s = c < nc ? conj_(A(l + c, j)) : T(0);
+            const T s = c < nc ? conj_of(A(l + c, j)) : T(0);
             for (lint ii = 0; ii < kRows; ++ii) acc[c][ii] += cj[ii] * s;
           }
         }
       } else {
         for (lint j = k0; j < k0 + kb; ++j)
           for (lint c = 0; c < nc; ++c) {
-            const T s = conj_(A(l + c, j));
+            const T s = conj_of(A(l + c, j));
             for (lint ii = 0; ii < nr; ++ii) acc[c][ii] += A(i0 + ii, j) * s;
           }
       }
@@ -68,7 +61,7 @@ template <class T> __attribute__((always_inline)) inline lint potrf_lower(lint n
       for (lint i = j + 1; i < n; ++i) cj[i] *= inv;
       // Update the remaining panel columns with column j.
       for (lint l = j + 1; l < k0 + kb; ++l) {
-        const T s = conj_(A(l, j));
+        const T s = conj_of(A(l, j));
         T *cl = &A(0, l);
         for (lint i = l; i < n; ++i) cl[i] -= cj[i] * s;
       }
@@ -83,10 +76,10 @@ template <class T> inline lint potf2_impl(bool upper, lint n, T *a, lint lda, T 
   // U**H*U = (U**H)*(U**H)**H: factor the conjugate transpose as a lower
   // triangle in `work`, then copy back. Only the upper triangle is touched.
   for (lint j = 0; j < n; ++j)
-    for (lint i = 0; i <= j; ++i) work[j + i * n] = conj_(a[i + j * lda]);
+    for (lint i = 0; i <= j; ++i) work[j + i * n] = conj_of(a[i + j * lda]);
   const lint info = potrf_lower(n, work, n);
   for (lint j = 0; j < n; ++j)
-    for (lint i = 0; i <= j; ++i) a[i + j * lda] = conj_(work[j + i * n]);
+    for (lint i = 0; i <= j; ++i) a[i + j * lda] = conj_of(work[j + i * n]);
   return info;
 }
 

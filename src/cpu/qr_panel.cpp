@@ -8,7 +8,6 @@
 namespace hqr::cpu {
 namespace {
 
-using tile::conj_;
 using tile::idx;
 using tile::mul;
 
@@ -35,14 +34,14 @@ __attribute__((always_inline)) inline void vhc(idx rows, const T *v, idx ldv, id
         for (; r + kR <= rows; r += kR)
           for (idx q = 0; q < kV; ++q) {
             const T *vq = v + (l + q) * ldv + r;
-            for (idx ii = 0; ii < kR; ++ii) acc[q][ii] += mul(conj_(vq[ii]), cj[r + ii]);
+            for (idx ii = 0; ii < kR; ++ii) acc[q][ii] += mul(conj_of(vq[ii]), cj[r + ii]);
           }
       }
       for (idx q = 0; q < nl; ++q) {
         T s = T(0);
         for (idx ii = 0; ii < kR; ++ii) s += acc[q][ii];
         const T *vq = v + (l + q) * ldv;
-        for (idx rr = r; rr < rows; ++rr) s += mul(conj_(vq[rr]), cj[rr]);
+        for (idx rr = r; rr < rows; ++rr) s += mul(conj_of(vq[rr]), cj[rr]);
         y[(l + q) + j * ldy] += s;
       }
     }
@@ -83,7 +82,7 @@ __attribute__((always_inline)) inline void apply_vh(idx mv, const T *v, idx ldv,
   for (idx j = 0; j < nc; ++j)
     for (idx l = 0; l < nv; ++l) {
       T s = T(0);
-      for (idx r = l; r < nv; ++r) s += mul(conj_(unit_lower(v, ldv, r, l)), c[r + j * ldc]);
+      for (idx r = l; r < nv; ++r) s += mul(conj_of(unit_lower(v, ldv, r, l)), c[r + j * ldc]);
       y[l + j * ldy] = s;
     }
   if (mv > nv) vhc(mv - nv, v + nv, ldv, nv, c + nv, ldc, nc, y, ldy);
@@ -182,8 +181,8 @@ template <class T> void larft_impl(idx m, idx k, const T *v, idx ldv, const T *t
   // G = V**H V (upper triangle): the unit triangle's rows, then the dense ones.
   for (idx i = 0; i < k; ++i)
     for (idx l = 0; l < i; ++l) {
-      T s = conj_(v[i + l * ldv]);
-      for (idx r = i + 1; r < k; ++r) s += mul(conj_(v[r + l * ldv]), v[r + i * ldv]);
+      T s = conj_of(v[i + l * ldv]);
+      for (idx r = i + 1; r < k; ++r) s += mul(conj_of(v[r + l * ldv]), v[r + i * ldv]);
       g[l + i * k] = s;
     }
   for (idx i = 0; i < k; ++i) g[i + i * k] = T(0);
@@ -217,7 +216,7 @@ template <class T> void geqr2_impl(idx m, idx n, T *a, idx lda, T *tau, T *work)
       const idx nc = i0 + b - i - 1;
       if (nc == 0 || tau[i] == T(0)) continue;
       apply_vh(m - i, A(i, i), lda, 1, A(i, i + 1), lda, nc, y, 1);
-      for (idx j = 0; j < nc; ++j) y[j] = mul(conj_(tau[i]), y[j]);
+      for (idx j = 0; j < nc; ++j) y[j] = mul(conj_of(tau[i]), y[j]);
       apply_v(m - i, A(i, i), lda, 1, y, 1, A(i, i + 1), lda, nc);
     }
     // The block's reflector H = I - V T V**H on the rest: C -= V T**H V**H C.
@@ -229,7 +228,7 @@ template <class T> void geqr2_impl(idx m, idx n, T *a, idx lda, T *tau, T *work)
       T *yj = y + j * b;
       for (idx l = b - 1; l >= 0; --l) {
         T s = T(0);
-        for (idx c = 0; c <= l; ++c) s += mul(conj_(t[c + l * kIb]), yj[c]);
+        for (idx c = 0; c <= l; ++c) s += mul(conj_of(t[c + l * kIb]), yj[c]);
         yj[l] = s;
       }
     }

@@ -16,13 +16,6 @@ using idx = std::ptrdiff_t;  // offsets: row + column * ld can pass 2**31
 // compiler vectorises them without reassociating sums.
 constexpr idx kRows = 16, kCols = 4;
 
-template <class T> inline T conj_(T x) {
-  if constexpr (is_complex<T>)
-    return std::conj(x);
-  else
-    return x;
-}
-
 // a*b spelled out for complex types: std::complex's operator* calls
 // __muldc3 for its NaN/Inf corner cases, which stops vectorisation.
 template <class T> inline T mul(const T &a, const T &b) {

@@ -120,10 +120,10 @@ template <class T> inline void trti2_impl(bool upper, bool unit, idx n, T *a, id
   // inv(L)**H = inv(L**H): invert the conjugate transpose as an upper
   // triangle in `work`, then copy back. Only the lower triangle is touched.
   for (idx j = 0; j < n; ++j)
-    for (idx i = j + (unit ? 1 : 0); i < n; ++i) work[j + i * n] = conj_(a[i + j * lda]);
+    for (idx i = j + (unit ? 1 : 0); i < n; ++i) work[j + i * n] = conj_of(a[i + j * lda]);
   trti2_upper(unit, n, work, n);
   for (idx j = 0; j < n; ++j)
-    for (idx i = j + (unit ? 1 : 0); i < n; ++i) a[i + j * lda] = conj_(work[j + i * n]);
+    for (idx i = j + (unit ? 1 : 0); i < n; ++i) a[i + j * lda] = conj_of(work[j + i * n]);
 }
 
 }  // namespace

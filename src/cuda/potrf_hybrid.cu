@@ -249,7 +249,7 @@ template <class T> class HybridPotrf {
   // Element (i, jj) of chunk r of L as staged: column-major r.m by r.n for
   // lower; for upper the rows of U as stored, r.n by r.m.
   T staged_at(const Rect &r, const T *staged, lint i, lint jj) const {
-    return upper_ ? conj_(staged[jj + std::size_t(i) * r.n]) : staged[i + std::size_t(jj) * r.m];
+    return upper_ ? conj_of(staged[jj + std::size_t(i) * r.n]) : staged[i + std::size_t(jj) * r.m];
   }
 
   // A chunk of L is final only if its diagonal is positive: the device does
@@ -297,13 +297,6 @@ template <class T> class HybridPotrf {
     const lint pieces = std::max<lint>(1, std::min<lint>(count, pool.threads()));
     const lint per = (count + pieces - 1) / pieces;
     pool.run(int(pieces), [&](int p) { f(std::min(count, p * per), std::min(count, (p + 1) * per)); });
-  }
-
-  static T conj_(T x) {
-    if constexpr (is_complex<T>)
-      return std::conj(x);
-    else
-      return x;
   }
 
   // Device -> pinned slot -> caller, each panel once it is final; DMAs run

@@ -23,6 +23,13 @@ template <> struct Prec<std::complex<float>> { static constexpr char letter = 'c
 template <> struct Prec<std::complex<double>> { static constexpr char letter = 'z'; using real = double; };
 
 template <class T> constexpr bool is_complex = !std::is_same_v<T, typename Prec<T>::real>;
+// conj(x) for complex T, x itself for real T (std::conj of a real returns a complex).
+template <class T> T conj_of(T x) {
+  if constexpr (is_complex<T>)
+    return std::conj(x);
+  else
+    return x;
+}
 
 // The C ABI spells complex numbers as C99 _Complex; inside, std::complex.
 // Both have the layout of two consecutive reals.

@@ -16,13 +16,6 @@
 
 namespace hqr {
 
-template <class T> T conj_of(T x) {
-  if constexpr (is_complex<T>)
-    return std::conj(x);
-  else
-    return x;
-}
-
 // Rewrites, in an m-by-n QR factorization as xGEQRF stores it (A, tau),
 // each reflector whose column below the diagonal is exactly zero into
 // LAPACK's, together with row i of R (columns i..n-1) and, where given,
