@@ -23,8 +23,8 @@ namespace {
 
 // No GPU path pays below this order: the transfers and launches alone cost
 // more than the CPU's whole factorization (measured on the H200 host:
-// bench/results/; potrf's one trip through cuSOLVER beats the CPU from 256,
-// potrf-tuning-NVIDIA-H200-2026-11-25.txt).
+// potrf's one trip through cuSOLVER beats the CPU from 256,
+// bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-25.txt).
 constexpr long kMinGpuOrder = 256;
 // The crossover is searched on these orders; past the last one the CPU is
 // never faster on a machine that has a data-centre GPU.

@@ -100,7 +100,7 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
   // The crossover, measured on the lower triangle, serves both: the GPU
   // path runs either as the lower one (H200, n = 256: L 0.19-0.20 ms, U
   // 0.18-0.20; OpenBLAS's upper potrf 0.29-0.34, its lower 0.46-0.53;
-  // bench/results/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
+  // bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
   const Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, probe<T>);
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potrf(upper, *n, a, *lda);
