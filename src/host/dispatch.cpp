@@ -48,13 +48,11 @@ const char *key(Routine r) {
 
 // The measurement belongs to this GPU, this host, the CPU LAPACK's
 // settings and the GPU paths as they were measured: the cache file's name
-// carries a hash of all of them. kCalibration changes whenever a GPU path's
-// speed near the crossover changes, so that crossovers measured with older
-// code are measured again (2026-11-26: the one trip of potrf, trtri, lauum
-// and potri; on the H200 lauum's crossover fell from above 1024 to 256;
-// 2026-11-26b: the one trip of geqrf, ormqr, orgqr and gels; 2026-11-27:
-// the one trip of trtri, lauum and potri on hqr's own steps; 2026-11-27b:
-// geqrf's and gels's one trip on hqr's small geqrf, panel_qr.cuh).
+// carries a hash of all of them. kCalibration names the GPU paths' speed
+// near the crossover: change it (a new date) with any change to that speed,
+// so that crossovers measured with older code are measured again. The
+// current value is the one trip of geqrf and gels on hqr's small geqrf
+// (panel_qr.cuh); git log -S kCalibration lists the earlier ones.
 constexpr const char *kCalibration = "2026-11-27b";
 std::string cache_path() {
   std::string dir;
