@@ -16,7 +16,7 @@
 // The update is xLARFB as cuBLAS level 3: W = V**H C, W2 = T**H W (T is
 // zero below its diagonal), C -= V W2, three gemms (cuBLAS's trmm for the
 // second took 100 us at 512 by 512 where a gemm took 22, H100,
-// bench/results/qr-tuning-NVIDIA-H100-2026-11-27.txt). V is a copy of the
+// bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt). V is a copy of the
 // panel's reflectors with the unit upper triangle written out (ones on the
 // diagonal, zeros above), so that plain gemms do the work and the caller's
 // R stays untouched.
@@ -55,7 +55,7 @@
 // trailing updates set the pace from panel 3 to about 16, and the last 15
 // panels take ~34 ms against ~13 ms of updates. Wider panels there, a
 // narrower first one and a faster upload did not move the end
-// (qr-tuning-NVIDIA-H200-2026-11-27b.txt).
+// (history/qr-tuning-NVIDIA-H200-2026-11-27b.txt).
 //
 // geqrf_on_device (qr_device.hpp) runs the same factorization for xGELS and
 // leaves the factor on the device: every panel's T kept, workspace set aside
@@ -351,8 +351,8 @@ template <class T> class HybridGeqrf {
   // caller: one whose rows above its panel were stored early, before the
   // panel was done, held neither the input nor the result when a GPU
   // failure came between, and the CPU's resume from it went wrong (xGELS
-  // under injected sync faults, bench/results/qr-tuning-NVIDIA-H200-
-  // 2026-11-27b.txt item 2).
+  // under injected sync faults, bench/results/history/
+  // history/qr-tuning-NVIDIA-H200-2026-11-27b.txt item 2).
   void download() {
     struct Pending {
       lint j;

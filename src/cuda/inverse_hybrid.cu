@@ -94,7 +94,7 @@ constexpr lint kDefaultNb = 256;
 // the flops and set the pace: with four, zpotri 8192 ended when the CPU's
 // last block did. Twelve took zpotri 'L' 8192 from 0.126-0.136 s to 0.074,
 // ztrtri from 0.067-0.077 to 0.045-0.049 (one H100 machine;
-// bench/results/inverse-tuning-NVIDIA-H100-2026-11-26.txt).
+// bench/results/history/inverse-tuning-NVIDIA-H100-2026-11-26.txt).
 template <class T> constexpr int kDiagWorkers = is_complex<T> ? 12 : 4;
 // Triangles of at most this order go to cuBLAS's trmm/herk whole; larger
 // ones split in halves around a gemm. HQR_INV_LEAF overrides it (a tuning
@@ -336,7 +336,7 @@ template <class T> class HybridInverse {
   // columns at 60-70 (HQR_VERBOSE=2's download times, H100 host). Groups of
   // up to 384 rows with streaming stores took dpotri 'U' 16384 from
   // 0.127-0.130 s to 0.108-0.113 and dlauum 'U' from 0.086-0.092 to 0.078
-  // (same machine; bench/results/inverse-tuning-NVIDIA-H100-2026-11-26.txt).
+  // (same machine; bench/results/history/inverse-tuning-NVIDIA-H100-2026-11-26.txt).
   // DMAs run up to kSlots pieces ahead of the host copies.
   void download() {
     if (!on_device()) return;
@@ -747,13 +747,13 @@ template <class S> __global__ void zero_diagonal_info(int64_t n, const S *d, int
 // two; potri is the lower triangle of inv(U) inv(U)**H (herk) and lauum of
 // U U**H (herk). cuSOLVER's trtri and potri, which this replaces, took
 // 0.4 and 0.5 ms on the device at n = 512 and 3.0 and 3.6 at 2048, and
-// its lauum 0.1 and 0.8 (H200, inverse-NVIDIA-H200-2026-11-26c.txt).
+// its lauum 0.1 and 0.8 (H200, history/inverse-NVIDIA-H200-2026-11-26c.txt).
 // Up to these orders the one trip with cuSOLVER's routines beat the hybrid
 // (H200, d L and U, ms: trtri 2048 3.8-3.9 against 4.0-4.6, 3072 8.0
 // against 5.7-6.7; potri 2048 4.4-4.5 against 6.0-7.2, 3072 9.2 against
 // 9.0-11.9, 4096 16.5-16.9 against 13.0-14.6; lauum 4096 5.5-5.9 against
 // 7.6-9.7, and larger orders no longer fit the staging;
-// bench/results/inverse-tuning-NVIDIA-H200-2026-11-26.txt). On hqr's own
+// bench/results/history/inverse-tuning-NVIDIA-H200-2026-11-26.txt). On hqr's own
 // steps the one trip beats the hybrid further (H200, d L, s, one trip /
 // hybrid: trtri 3072 0.0029-0.0030 / 0.0063-0.0068, 4096 0.0045 /
 // 0.0079-0.0081; potri 4096 0.0055-0.0057 / 0.0149-0.0151;

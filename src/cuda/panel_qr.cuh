@@ -22,7 +22,7 @@
 // each 4 or 8 taking those reflectors at once: 198 against 173 us for a
 // 256-row panel in complex double). T formed by all warps instead of one
 // lane a row, and z four columns a thread, took 12-18 us off each panel
-// (ncu) (bench/results/qr-tuning-NVIDIA-H200-2026-11-27c.txt and -27d.txt).
+// (ncu) (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27c.txt and -27d.txt).
 #pragma once
 
 #include <cfloat>
@@ -360,7 +360,7 @@ cudaError_t launch_panel_qr(cudaStream_t s, bool first, int64_t mk, int64_t kb, 
 // d 768^2 2.59-2.64 / 2.50-2.59). The update costs the panel's rows
 // times b**2 on one SM, while the gemms do not grow with the rows as
 // fast: z 768^2 3.98-4.02 / 4.07-4.17 all in two lanes, z 512^2 even
-// (bench/results/qr-tuning-NVIDIA-H200-2026-11-27e.txt).
+// (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27e.txt).
 template <class T, class Check>
 bool geqrf_small(Context &c, int64_t m, int64_t n, T *a, int64_t lda, T *tau, int b, T *work, Check &&check) {
   const int64_t k = std::min(m, n);

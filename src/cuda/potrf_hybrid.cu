@@ -92,7 +92,7 @@ enum class Panel { cpu, gpu };
 // Small orders go to cuSOLVER's potrf in one trip (one_trip.cuh): up to
 // 3072 that beats the hybrid (H200, ms: d L 2048 1.88 against 2.33, 3072
 // 3.36 against 3.65, 3584 the same, 4096 5.2 against 4.9-5.1;
-// bench/results/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
+// bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
 constexpr lint kOneTrip = 3072;
 
 // The one trip's device routine.
@@ -331,7 +331,7 @@ template <class T> class HybridPotrf {
     // waits for the upload while the results have slack until the end. On
     // the H200, with and without the hold: dpotrf L 24576 0.124 against
     // 0.132-0.135 s, U 16384 0.050 against 0.055; from 8192 down, even
-    // (bench/results/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
+    // (bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
     if (mode_ == Panel::gpu) uploaded_.wait_past(np_ - 1, halt_);
     // Panels published before a failure in the cpu mode are still stored.
     for (lint k = 0; k < np_ && !halted && !gpu_failed_; ++k) {
@@ -406,7 +406,7 @@ template <class T> class HybridPotrf {
   // case's right-side one takes 24; with the halves the call went from
   // 0.135 to 0.126 s on the H200 (leaves of 256 or 512, or the trsm in
   // pieces of 4096 columns: no gain). Splitting the lower case's trsm
-  // measured no gain (bench/results/potrf-tuning-NVIDIA-H200-2026-11-25.txt).
+  // measured no gain (bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-25.txt).
   bool solve_upper(const T *u, lint n, T *b, lint m) {
     constexpr lint kLeaf = 128;
     if (n <= kLeaf)

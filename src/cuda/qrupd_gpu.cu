@@ -20,7 +20,7 @@
 //            run one group of Q's rows ahead of the group leaving
 //            (Update::stream_rows), so the downloads start after the
 //            first group's products rather than all of them (H100,
-//            bench/results/update-NVIDIA-H100-2026-11-25.txt: a few per
+//            bench/results/history/update-NVIDIA-H100-2026-11-25.txt: a few per
 //            cent, near the run-to-run spread).
 // The dense QRs are the hybrid geqrf's factorization on the device
 // (geqrf_device: CholeskyQR2 panels), except in delrows, where cuSOLVER's
