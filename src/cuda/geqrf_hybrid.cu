@@ -352,7 +352,7 @@ template <class T> class HybridGeqrf {
   // panel was done, held neither the input nor the result when a GPU
   // failure came between, and the CPU's resume from it went wrong (xGELS
   // under injected sync faults, bench/results/history/
-  // history/qr-tuning-NVIDIA-H200-2026-11-27b.txt item 2).
+  // qr-tuning-NVIDIA-H200-2026-11-27b.txt item 2).
   void download() {
     struct Pending {
       lint j;
