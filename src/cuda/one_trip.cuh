@@ -8,8 +8,8 @@
 // after another, so that everything moves in plain 1D copies. The host
 // threads pack and unpack in parts, each part's DMA running while they copy
 // the next, and the threads that unpack start while the device still works,
-// so that their wake-up is hidden (H200: bench/results/potrf-tuning-NVIDIA-
-// H200-2026-11-26.txt).
+// so that their wake-up is hidden (H200: bench/results/history/
+// potrf-tuning-NVIDIA-H200-2026-11-26.txt).
 //
 // A triangle is unpacked on the device into the lower triangle of a square,
 // an upper one conjugate-transposed (U**H = L): each triangle routine then
@@ -182,12 +182,20 @@ struct Events {
 };
 
 // What the device routine reports, in device memory, read back before
-// anything is stored: info (0: the results may be stored) and a value of
-// the routine's own (xGELS: max |a_ij| as a double's bits).
+// anything is stored: info (0: the results may be stored; see keeps()) and
+// a value of the routine's own (xGELS: max |a_ij| as a double's bits).
 struct Report {
   int info;
   unsigned long long value;
 };
+
+// Whether results with this info are stored: 0 always; another info only
+// where the op says so with `bool keeps(int info) const` (xGELS: INFO > 0,
+// a singular triangle, is a LAPACK answer of its own).
+template <class Op> auto keeps(const Op &op, int info, int) -> decltype(op.keeps(info)) {
+  return info == 0 || op.keeps(info);
+}
+template <class Op> bool keeps(const Op &, int info, long) { return info == 0; }
 
 // Whether the staging holds what travels both ways and the report.
 template <class T> bool one_trip_fits(const Context &c, int64_t in, int64_t out) {
@@ -204,6 +212,8 @@ template <class T> bool one_trip_fits(const Context &c, int64_t in, int64_t out)
 //   bool run(Context &, T *d, void *work, Report *report);  queued on
 //                            c.compute_stream (c.solver's stream); it sets
 //                            report->info
+//   bool keeps(int info);    optional: an info other than 0 whose results
+//                            are stored too (Result::info)
 //   unsigned long long value;  report->value, once the results are stored
 template <class T, class Op> Result one_trip(Context &c, Op &op) {
   using fault::Point;
@@ -276,7 +286,7 @@ template <class T, class Op> Result one_trip(Context &c, Op &op) {
     if (!claimed[k].exchange(true)) {
       const bool synced = ok(cudaEventSynchronize(done.e[k])) && !fault::hit(Point::sync);
       if (!synced) device_failed = true;
-      state[k] = synced && (k < parts || host_report->info == 0) ? arrived : broken;
+      state[k] = synced && (k < parts || keeps(op, host_report->info, 0)) ? arrived : broken;
     }
     while (state[k] == waiting) std::this_thread::yield();
     return state[k] == arrived;
@@ -308,7 +318,7 @@ template <class T, class Op> Result one_trip(Context &c, Op &op) {
                  "first upload: up %.3f, %s %.3f, down %.3f\n",
                  op.name, ms(entry, t0), ms(t0, t1), ms(t1, t2), to, op.name, work, from);
   }
-  return {true, 0, nullptr, 0};
+  return {true, host_report->info, nullptr, 0};
 }
 
 // Between the packed triangle p and the lower triangle of the n-by-n a:

@@ -9,8 +9,8 @@
 // latency-bound there (H200, d, device only: 512^2 1.7 ms, 1024^2 4.1 ms),
 // and so were hqr's: 512^2 took 2.9 ms host to host against cuSOLVER's 1.8
 // with a pinned caller buffer; dormqr 1024 3.0 ms against 1.3, dgels
-// 4096x512 6.6 ms against 4.6 (bench/results/qr-tuning-NVIDIA-H200-H100-
-// 2026-11-26.txt).
+// 4096x512 6.6 ms against 4.6 (bench/results/history/
+// qr-tuning-NVIDIA-H200-H100-2026-11-26.txt).
 //
 // xGELS with m < n factors A**H (transposed on the device) as the hybrid
 // path does, which gives xGELQF's L = R**H and reflectors.
@@ -66,7 +66,7 @@ HQR_CUSOLVER_Q(std::complex<double>, Z, unmqr, ungqr)
 // 3.4. The small geqrf against cuSOLVER's (H200, d, ms): 256^2 0.72-0.77
 // / 0.86-0.91, 512^2 1.75-1.84 / 1.96-2.13, 768^2 and 700x650 even, but
 // 1536x768 5.1 / 4.7 (panels of 16 columns there, as 32 do not fit the
-// shared memory; bench/results/qr-tuning-NVIDIA-H200-2026-11-27c.txt), so
+// shared memory; bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27c.txt), so
 // cuSOLVER's geqrf keeps taller matrices, and any device whose shared
 // memory holds no panel.
 bool small_geqrf(lint m, lint n) {
@@ -201,9 +201,9 @@ template <class T> struct BlockScratch {
 // xORMQR/xUNMQR: hqr's blocks up to k = 1024, cuSOLVER's ormqr/unmqr above.
 // With T's inverse by cuBLAS's trsm and the product by T by its trmm the
 // blocks were no faster than cuSOLVER's ormqr (512 0.72-1.06 / 0.78-0.79
-// ms, qr-tuning-NVIDIA-H200-H100-2026-11-26.txt, item 9); without them,
+// ms, history/qr-tuning-NVIDIA-H200-H100-2026-11-26.txt, item 9); without them,
 // H100, ms, cuSOLVER's / hqr's: 512 0.67-0.85 / 0.61-0.63, 1024 1.30-1.34 /
-// 0.94-1.01 (bench/results/qr-tuning-NVIDIA-H100-2026-11-27.txt).
+// 0.94-1.01 (bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt).
 constexpr lint kOwnQ = 1024;
 template <class T> struct OrmqrOp {
   const char *name = "ormqr";
@@ -263,9 +263,9 @@ template <class T> struct OrmqrOp {
 // trsm and the product by T by trmm, four runs each over two calls: k = 256
 // 0.36-0.46 / 0.27-0.31, 512 0.89-1.05 / 0.69-0.81, 1024 1.80-2.03 /
 // 1.44-1.71; from 1536 on even (2048 3.22-3.74 / 3.36-3.48), and at 3072 the
-// blocks lost (qr-tuning-NVIDIA-H200-H100-2026-11-26.txt, item 9). Blocks of
+// blocks lost (history/qr-tuning-NVIDIA-H200-H100-2026-11-26.txt, item 9). Blocks of
 // 512 with inverse_upper and gemms: 512 0.50-0.58, 1024 0.79-0.95
-// (bench/results/qr-tuning-NVIDIA-H100-2026-11-27.txt).
+// (bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt).
 template <class T> struct OrgqrOp {
   const char *name = "orgqr";
   lint m, n, k;
@@ -317,14 +317,24 @@ template <class S> __global__ void gels_verdict(int64_t q, const S *f, int64_t l
                    : first ? first : *solver;
 }
 
+// On a singular triangle (info > 0) B goes back to what it held before the
+// solve: xTRTRS leaves B untouched and xGELS returns there.
+template <class S> __global__ void restore_if_singular(const Report *report, int64_t size, const S *saved, S *b) {
+  if (report->info <= 0) return;
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < size; e += int64_t(gridDim.x) * blockDim.x)
+    b[e] = saved[e];
+}
+
 // xGELS: m >= n factors A = QR in place; m < n factors F = A**H (n by m)
 // in the scratch and gives A = F**H back. On the p-by-q F (p = max(m,n)):
 // Q first (m >= n 'N', m < n 'T'/'C'): B := Q_F**H B, B(1:q) := R**-1 B(1:q);
 // else B(1:q) := R**-H B(1:q), B(q+1:p) := 0, B := Q_F B. The report's
 // value is max |a_ij| of the input, for the caller's emulation of xGELS's
 // scaling. Nothing is stored where A holds a NaN or an Inf (LAPACK's
-// scaling of those cannot be emulated after the fact; gels.cpp) or R has a
-// zero on its diagonal (xTRTRS's check): the CPU then runs the call.
+// scaling of those cannot be emulated after the fact; gels.cpp): the CPU
+// then runs the call. Where R has a zero on its diagonal (xTRTRS's check)
+// the results are LAPACK's INFO > 0 state: A factored, B as it was before
+// the solve (Q**H B where Q comes first, else the input).
 template <class T> struct GelsOp {
   const char *name = "gels";
   bool trans, lq;
@@ -338,22 +348,20 @@ template <class T> struct GelsOp {
       : trans(t), lq(m_ < n_), m(m_), n(n_), nrhs(nrhs_), p(std::max(m_, n_)), q(std::min(m_, n_)),
         in{{a, lda, m_, n_}, {b, ldb, p, nrhs_}}, out{{a, lda, m_, n_}, {b, ldb, p, nrhs_}, {tau, 1, q, 1}},
         device_size(out.size() + (lq ? int64_t(n_) * m_ : 0)), f(p, q, p) {}
-  const char *why(int info) const {
-    return info == kNonFinite ? "NaN or Inf in A or B"
-           : info > 0         ? "R has a zero on its diagonal: LAPACK solves it"
-                              : "gels failed on the device";
-  }
+  const char *why(int info) const { return info == kNonFinite ? "NaN or Inf in A or B" : "gels failed on the device"; }
+  bool keeps(int info) const { return info > 0; }
   T *factor(T *d) const { return lq ? d + out.size() : d; }  // F: A itself, or A**H after everything
   T *rhs(T *d) const { return d + out.start(1); }
   T *tau(T *d) const { return d + out.start(2); }
   bool q_first() const { return lq == trans; }
   std::size_t q_at() const { return round_up(f.device_bytes); }
+  std::size_t saved_at() const { return q_at() + round_up(std::size_t(lwork) * sizeof(T)) + 256; }
   bool init(Context &c, T *d, std::size_t *work_bytes) {
     if (!f.init(c, factor(d), tau(d)) ||
         !ok(ormqr_work(c.solver, CUBLAS_SIDE_LEFT, q_first() ? blas::op_c<T>() : CUBLAS_OP_N, int(p), int(nrhs),
                        int(q), factor(d), int(p), tau(d), rhs(d), int(p), &lwork)))
       return false;
-    *work_bytes = q_at() + round_up(std::size_t(lwork) * sizeof(T)) + sizeof(int);
+    *work_bytes = saved_at() + std::size_t(p) * nrhs * sizeof(T);  // ... solver info, B before the solve
     return true;
   }
   bool run(Context &c, T *d, void *work, Report *report) {
@@ -374,15 +382,18 @@ template <class T> struct GelsOp {
       max_abs<<<grid_for(int64_t(m) * n), 256, 0, st>>>(m, n, dv(d), m, &report->value);
       fine = ok(cudaGetLastError()) && (!lq || ok(blas::geam(c.blas, blas::op_c<T>(), n, m, d, m, fa, n)));
     }
+    T *saved = reinterpret_cast<T *>(static_cast<char *>(work) + saved_at());
+    auto save = [&] { return ok(cudaMemcpyAsync(saved, b, std::size_t(p) * nrhs * sizeof(T), cudaMemcpyDeviceToDevice, st)); };
     fine = fine && f.run(c, fa, tau(d), work, solver_info);
     if (q_first())
-      fine = fine && apply_q(true) && solve(false);
+      fine = fine && apply_q(true) && save() && solve(false);
     else
-      fine = fine && solve(true) &&
+      fine = fine && save() && solve(true) &&
              (p == q || ok(cudaMemset2DAsync(b + q, p * sizeof(T), 0, (p - q) * sizeof(T), nrhs, st))) &&
              apply_q(false);
     if (!fine) return false;
     gels_verdict<<<1, 256, 0, st>>>(q, dv(fa), p, solver_info, report);
+    restore_if_singular<<<grid_for(p * nrhs), 256, 0, st>>>(report, p * nrhs, dv(saved), dv(b));
     return ok(cudaGetLastError()) && (!lq || ok(blas::geam(c.blas, blas::op_c<T>(), m, n, fa, n, d, m)));
   }
 };
