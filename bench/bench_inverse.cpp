@@ -25,6 +25,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hqr.h"
@@ -147,23 +148,33 @@ template <class T> struct Peer {
 // A well-conditioned triangle in `uplo` (real diagonal in [1, 2],
 // off-diagonal entries below 1/n in modulus): a valid Cholesky factor for
 // potri, a triangle for trtri and lauum. The other triangle holds noise.
+// A well-conditioned random triangle (diagonal in [1, 2], off-diagonal
+// entries below 1/n), filled by one thread per core (orders of 32768 took
+// seconds on one).
 template <class T> void make_triangle(std::vector<T> &a, int n, char uplo) {
-  std::mt19937_64 g(std::random_device{}());
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      T x;
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
-        x = T(u(g));
-      else
-        x = T(u(g), u(g));
-      const bool in = uplo == 'U' ? i <= j : i >= j;
-      if (i == j)
-        x = T(1.5 + 0.5 * u(g));
-      else if (in)
-        x *= T(1.0 / n);
-      a[i + size_t(j) * n] = x;
-    }
+  const int threads = std::max(1u, std::thread::hardware_concurrency());
+  const std::uint64_t seed = std::random_device{}();
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      std::mt19937_64 g(seed + t);
+      std::uniform_real_distribution<double> u(-1, 1);
+      for (int j = t; j < n; j += threads)
+        for (int i = 0; i < n; ++i) {
+          T x;
+          if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+            x = T(u(g));
+          else
+            x = T(u(g), u(g));
+          const bool in = uplo == 'U' ? i <= j : i >= j;
+          if (i == j)
+            x = T(1.5 + 0.5 * u(g));
+          else if (in)
+            x *= T(1.0 / n);
+          a[i + size_t(j) * n] = x;
+        }
+    });
+  for (std::thread &t : pool) t.join();
 }
 
 template <class T> void run(Routine rt, const char *uplo, int n, int reps, int cpu_max, void *cpu_lib) {
@@ -290,7 +301,9 @@ int main(int argc, char **argv) {
   // ones of the same name (its dgels's dgeqrf ran on hqr's GPU path without).
   void *cpu_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   CK(cusolverDnCreate(&solver));
-  std::printf("# device: %s (hqr_device=%d), hqr %s\n", hqr_device_name(), hqr_device(), hqr_version());
+  std::printf("# device: %s (hqr_device=%d; %d GPU%s serve calls, HQR_DEVICE=%s), hqr %s\n", hqr_device_name(),
+              hqr_device(), hqr_device_count(), hqr_device_count() == 1 ? "" : "s",
+              std::getenv("HQR_DEVICE") ? std::getenv("HQR_DEVICE") : "all", hqr_version());
   for (Routine r : routines)
     for (char p : precs)
       for (char u : uplos)

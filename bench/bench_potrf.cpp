@@ -184,7 +184,9 @@ int main(int argc, char **argv) {
   // ones of the same name (its dgels's dgeqrf ran on hqr's GPU path without).
   void *cpu_lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   CK(cusolverDnCreate(&solver));
-  std::printf("# device: %s (hqr_device=%d), hqr %s\n", hqr_device_name(), hqr_device(), hqr_version());
+  std::printf("# device: %s (hqr_device=%d; %d GPU%s serve calls, HQR_DEVICE=%s), hqr %s\n", hqr_device_name(),
+              hqr_device(), hqr_device_count(), hqr_device_count() == 1 ? "" : "s",
+              std::getenv("HQR_DEVICE") ? std::getenv("HQR_DEVICE") : "all", hqr_version());
   for (char p : precs)
     for (char u : uplos)
       for (int n : sizes) {

@@ -513,7 +513,9 @@ int main(int argc, char **argv) {
   CK(cusolverDnCreate(&solver));
   CK(cusolverDnCreateParams(&params));
   CK(cublasCreate(&cublas));
-  std::printf("# device: %s (hqr_device=%d), hqr %s\n", hqr_device_name(), hqr_device(), hqr_version());
+  std::printf("# device: %s (hqr_device=%d; %d GPU%s serve calls, HQR_DEVICE=%s), hqr %s\n", hqr_device_name(),
+              hqr_device(), hqr_device_count(), hqr_device_count() == 1 ? "" : "s",
+              std::getenv("HQR_DEVICE") ? std::getenv("HQR_DEVICE") : "all", hqr_version());
   for (char p : precs)
     for (auto [m, n] : shapes) {
       if (p == 'd') run<double>(m, n, reps, cpu_max, cpu_lib);

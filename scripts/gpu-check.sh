@@ -73,6 +73,36 @@ node_run() {  # name, expected trace pattern, env...
 node_run all-in-core "gpu-node ($gpus GPU[s]*, in core)" HQR_DEVICE=all
 NODE_MORE_TESTS= node_run all-out-of-core "gpu-node ($gpus GPU[s]*, out of core" HQR_DEVICE=all HQR_GPU_MEMORY=16M HQR_NB=64
 NODE_MORE_TESTS= node_run one-out-of-core "gpu-node (1 GPU, out of core" HQR_DEVICE=0 HQR_GPU_MEMORY=8M HQR_NB=64
+# xTRTRI, xLAUUM, xPOTRI over the set (in core), with every GPU and with two.
+inverse_run() {  # name, env...
+  name=$1; shift
+  log="$out/node-inverse-$name.log"
+  env "$@" HQR_VERBOSE=1 HQR_GPU_MIN_N=0 build/test/test_inverse >"$log" 2>&1
+  rc=$?
+  seen=$(grep -cE "(potri|trtri|lauum) .*path=gpu-node" "$log")
+  if [ $rc = 0 ] && [ "$seen" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "inverse $name: $r ($(tail -n 1 "$log"); $seen calls on the set)"
+}
+inverse_run all HQR_DEVICE=all
+[ "$gpus" -gt 2 ] && inverse_run two HQR_DEVICE=0,1
+[ "$gpus" -gt 2 ] && NODE_MORE_TESTS= node_run two-in-core "gpu-node (2 GPUs, in core)" HQR_DEVICE=0,1
+for f in alloc copy:7 kernel:9 sync:4; do
+  log="$out/node-inverse-fault-$f.log"
+  HQR_DEVICE=all HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='*_residual<double*' \
+    build/test/test_inverse >"$log" 2>&1
+  rc=$?
+  fired=$(grep -cE "(potri|trtri) .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
+  if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "inverse HQR_FAULT=$f HQR_DEVICE=all: $r ($fired calls fell back)"
+done
+for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
+  log="$out/node-inverse-sanitizer-$tool.log"
+  HQR_DEVICE=all HQR_GPU_MIN_N=0 HQR_TEST_FILTER='*_residual<double, ?L?*' timeout 300 \
+    compute-sanitizer --tool "$tool" --error-exitcode 1 build/test/test_inverse >"$log" 2>&1
+  rc=$?
+  if [ $rc = 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "compute-sanitizer $tool (inverse), HQR_DEVICE=all: $r ($(grep -m1 'ERROR SUMMARY' "$log"))"
+done
 log="$out/node-missing.log"
 HQR_DEVICE=0,63 HQR_GPU_MIN_N=0 build/test/test_potrf_hybrid >"$log" 2>&1
 rc=$?

@@ -6,6 +6,9 @@
 // hybrid path, run with HQR_GPU_MIN_N=0 on a GPU machine, takes many blocks
 // and a ragged last one); padding and unreferenced entries unchanged byte
 // for byte; INFO for singular triangles equal to the reference LAPACK's.
+// With HQR_GPU_MIN_N=0 on a GPU machine every call must end on a GPU path,
+// and with several GPUs every GPU must work once the order spans a block
+// for each (GpuPathCheck).
 // Also hqr's own diagonal-block kernels (src/cpu/trti2, lauu2), which only
 // the hybrid path calls, against the same ratios, and the CPU finishers that
 // complete a GPU call stopped partway (src/host/inverse.hpp).
@@ -38,6 +41,13 @@ template <class F> void for_block_sizes(F &&body) {
     body(nb);
   }
   hqr_set_nb(0);
+}
+
+// The device-set schedule's blocks (inverse_node.cu): hqr_set_nb's, else
+// HQR_NB's, else 512 lines.
+lint node_block(int nb) {
+  const char *env = std::getenv("HQR_NB");
+  return nb ? nb : env ? std::atol(env) : 512;
 }
 
 bool in_triangle(char uplo, lint i, lint j) { return uplo == 'U' ? i <= j : i >= j; }
@@ -103,7 +113,9 @@ template <class T, char Uplo> void potri_residual(void **) {
         scramble_other_triangle(a, Uplo);
         const Matrix<T> a0 = a;
         assert_info(potrf<T>(Uplo, n, a.ptr(), lda), 0, ctx + " (potrf)");
+        const GpuPathCheck path;
         assert_info(potri<T>(Uplo, n, a.ptr(), lda), 0, ctx);
+        path.expect(n, node_block(nb), ctx.c_str());
         assert_unchanged_outside(a0, a, Uplo, false, ctx);
         assert_real_diagonal(a, ctx);
         if (n == 0) continue;
@@ -152,7 +164,9 @@ template <class T, char Uplo, char Diag> void trtri_residual(void **) {
             context("%ctrtri uplo=%c diag=%c n=%ld lda=%ld nb=%d", prefix<T>(), Uplo, Diag, long(n), long(lda), nb);
         Matrix<T> a = random_triangle<T>(n, lda, Uplo, Diag);
         const Matrix<T> a0 = a;
+        const GpuPathCheck path;
         assert_info(trtri<T>(Uplo, Diag, n, a.ptr(), lda), 0, ctx);
+        path.expect(n, node_block(nb), ctx.c_str());
         assert_unchanged_outside(a0, a, Uplo, Diag == 'U', ctx);
         if (n == 0) continue;
         Matrix<T> t = triangle(block(a0, n, n), Uplo, Diag);
@@ -218,7 +232,9 @@ template <class T, char Uplo> void lauum_product(void **) {
         // is a Cholesky factor).
         for (lint i = 0; i < n; ++i) a(i, i) = T(std::real(a(i, i)));
         const Matrix<T> a0 = a;
+        const GpuPathCheck path;
         assert_info(lauum<T>(Uplo, n, a.ptr(), lda), 0, ctx);
+        path.expect(n, node_block(nb), ctx.c_str());
         assert_unchanged_outside(a0, a, Uplo, false, ctx);
         assert_real_diagonal(a, ctx);
         if (n == 0) continue;

@@ -86,35 +86,13 @@ template <class T> std::vector<T> hemv(const testing::Matrix<T> &a, bool upper, 
   return out;
 }
 
-// With HQR_GPU_MIN_N=0 and a GPU, every call must end on a GPU path (a
-// CPU fallback would prove nothing about the GPU code); with several GPUs,
-// every GPU must have worked once the order spans a panel for each (the
-// device-set schedule's panels are HQR_NB wide, else 512).
-static lint block_size = 0;  // hqr_set_nb's, while each_schedule sets one
-
-struct GpuPathCheck {
-  long gpu = hqr_path_calls('g');
-  long device[64] = {};
-  GpuPathCheck() {
-    for (int d = 0; d < 64; ++d) device[d] = hqr_device_calls(d);
-  }
-  // Not under HQR_FAULT, whose injected failures send calls to the CPU.
-  static bool forced() {
-    const char *v = std::getenv("HQR_GPU_MIN_N");
-    return v && std::strcmp(v, "0") == 0 && hqr_device_count() > 0 && !std::getenv("HQR_FAULT");
-  }
-  void expect(lint n, const char *what) const {
-    if (!forced()) return;
-    if (hqr_path_calls('g') != gpu + 1) fail_msg("%s: the call did not end on a GPU path", what);
-    const int gpus = hqr_device_count();
-    const char *nb = std::getenv("HQR_NB");
-    const lint panel = block_size ? block_size : nb ? std::atol(nb) : 512;
-    if (gpus < 2 || n < gpus * panel) return;
-    int worked = 0;
-    for (int d = 0; d < 64; ++d) worked += hqr_device_calls(d) > device[d];
-    if (worked != gpus) fail_msg("%s: %d of %d GPUs worked", what, worked, gpus);
-  }
-};
+// hqr_set_nb's block size while each_schedule sets one (0: none); the
+// device-set schedule's panels are this wide, else HQR_NB's, else 512.
+static lint block_size = 0;
+lint node_panel() {
+  const char *nb = std::getenv("HQR_NB");
+  return block_size ? block_size : nb ? std::atol(nb) : 512;
+}
 
 template <class T> void check_order(lint n, lint lda, bool upper) {
   const char *uplo = upper ? "U" : "L";
@@ -122,10 +100,10 @@ template <class T> void check_order(lint n, lint lda, bool upper) {
   lint info = -99;
   char what[96];
   std::snprintf(what, sizeof what, "n=%ld uplo=%s lda=%ld", long(n), uplo, long(lda));
-  const GpuPathCheck path;
+  const testing::GpuPathCheck path;
   Api<T>::potrf(uplo, n, a.ptr(), a.ld, &info);
   if (info != 0) fail_msg("n=%ld uplo=%s lda=%ld: info %ld", long(n), uplo, long(lda), long(info));
-  path.expect(n, what);
+  path.expect(n, node_panel(), what);
   // The other triangle and the padding rows are untouched, bit for bit.
   for (lint j = 0; j < n; ++j)
     for (lint i = 0; i < a.ld; ++i) {

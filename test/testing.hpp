@@ -455,3 +455,34 @@ extern "C" void xerbla_(const char *name, const lapack_int *info, size_t len) {
     const long g_ = (got), w_ = (want);                                                                              \
     if (g_ != w_) fail_msg("%s: INFO %ld, expected %ld (%s)", std::string(ctx).c_str(), g_, w_, #want);             \
   } while (0)
+
+namespace testing {
+
+// With HQR_GPU_MIN_N=0 and a GPU, every call must end on a GPU path (a CPU
+// fallback proves nothing about the GPU code); with several GPUs, every GPU
+// must have worked once the order spans a block of `panel` lines for each
+// (the device-set schedules' block size). Not under HQR_FAULT, whose
+// injected failures rightly send calls to the CPU. Construct it just before
+// the call; expect() after it.
+struct GpuPathCheck {
+  long gpu = hqr_path_calls('g');
+  long device[64] = {};
+  GpuPathCheck() {
+    for (int d = 0; d < 64; ++d) device[d] = hqr_device_calls(d);
+  }
+  static bool forced() {
+    const char *v = std::getenv("HQR_GPU_MIN_N");
+    return v && std::strcmp(v, "0") == 0 && hqr_device_count() > 0 && !std::getenv("HQR_FAULT");
+  }
+  void expect(lint n, lint panel, const char *what) const {
+    if (!forced() || n == 0) return;
+    if (hqr_path_calls('g') != gpu + 1) fail_msg("%s: the call did not end on a GPU path", what);
+    const int gpus = hqr_device_count();
+    if (gpus < 2 || n < gpus * panel) return;
+    int worked = 0;
+    for (int d = 0; d < 64; ++d) worked += hqr_device_calls(d) > device[d];
+    if (worked != gpus) fail_msg("%s: %d of %d GPUs worked", what, worked, gpus);
+  }
+};
+
+}  // namespace testing

@@ -74,6 +74,7 @@
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
+#include "cuda/node.hpp"
 #include "cuda/one_trip.cuh"
 #include "host/config.hpp"
 #include "host/fault.hpp"
@@ -116,7 +117,7 @@ lint edge_pieces() {
   return n >= 1 ? n : kDefaultPieces;
 }
 
-enum class Op { trtri, lauum, potri };
+using Op = InverseOp;
 
 // Splits a rectangle into pieces of whole columns that fit one staging
 // slot, in order.
@@ -798,9 +799,20 @@ template <class T> struct OneTripInverse {
   }
 };
 
+// From this order a set of several GPUs runs the call (inverse_node.cu);
+// at every order where HQR_GPU_MIN_N forces the GPU path (the tests).
+constexpr lint kNodeOrder = 16384;
+
 template <class T> Result run(Op op, bool upper, bool unit, lint n, T *a, lint lda) {
-  Context *c = context();
-  if (!c) return {false, 0, context_error(), 0};
+  const DeviceSet set = device_set();
+  if (!set.count) return {false, 0, context_error(), 0};
+  if (set.count > 1 && (config::gpu_min_n() >= 0 || n >= kNodeOrder)) {
+    const Result r = inverse_node(set, op, upper, unit, n, a, lda);
+    // Nothing stored (the members' memory too small, or a failure before
+    // the first store): one GPU may still serve.
+    if (r.ran || r.resume > 0) return r;
+  }
+  Context *c = set.member[0];
   std::lock_guard<std::mutex> g(c->lock);
   if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
   const int nb_setting = config::nb();

@@ -56,42 +56,6 @@ namespace {
 
 constexpr int kRing = 3;  // foreign panels a member holds at once
 
-// Whose turn it is to store into the caller's array: panels in order, and
-// none from the first one whose pivot failed.
-class StoreTurn {
- public:
-  // Waits until panel k may be stored; false when it never will be.
-  bool wait(lint k, const std::atomic<bool> &failed) {
-    std::unique_lock<std::mutex> g(m_);
-    cv_.wait(g, [&] { return next_ == k || k >= stop_at_ || failed.load(); });
-    return next_ == k && k < stop_at_ && !failed.load();
-  }
-  void done(lint k) {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      next_ = k + 1;
-    }
-    cv_.notify_all();
-  }
-  // Panel k's pivot failed: nothing from k on is stored.
-  void stop_at(lint k) {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      stop_at_ = std::min(stop_at_, k);
-    }
-    cv_.notify_all();
-  }
-  void wake() {
-    { std::lock_guard<std::mutex> g(m_); }
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  lint next_ = 0, stop_at_ = std::numeric_limits<lint>::max();
-};
-
 template <class T> class NodePotrf {
  public:
   NodePotrf(const DeviceSet &set, bool upper, lint n, T *a, lint lda, lint nb)

@@ -38,12 +38,13 @@ template <class T> void potri(const char *uplo, const lint *n, T *a, const lint 
   const Decision d = choose_path(Routine::potri, Prec<T>::letter, *n, probe<T>);
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potri(upper, *n, a, *lda);
+    trace.devices(r.devices);
     if (r.ran) {
-      trace.path("gpu-hybrid");
+      trace.path(r.path ? r.path : "gpu-hybrid");
       *info = r.info;
       return;
     }
-    trace.path("cpu", r.why);
+    trace.path(r.resume > 0 ? "cpu-resumed" : "cpu", r.why);
     if (r.resume > 0) return finish_potri(upper, *n, r.resume, a, *lda);
   } else {
     trace.path("cpu", d.why);

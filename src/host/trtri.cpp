@@ -45,12 +45,13 @@ template <class T> void trtri(const char *uplo, const char *diag, const lint *n,
   const Decision d = choose_path(Routine::trtri, Prec<T>::letter, *n, probe<T>);
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::trtri(upper, unit, *n, a, *lda);
+    trace.devices(r.devices);
     if (r.ran) {
-      trace.path("gpu-hybrid");
+      trace.path(r.path ? r.path : "gpu-hybrid");
       *info = r.info;
       return;
     }
-    trace.path("cpu", r.why);
+    trace.path(r.resume > 0 ? "cpu-resumed" : "cpu", r.why);
     if (r.resume > 0) return finish_trtri(upper, unit, *n, r.resume, a, *lda);
   } else {
     trace.path("cpu", d.why);
