@@ -799,14 +799,19 @@ template <class T> struct OneTripInverse {
   }
 };
 
-// From this order a set of several GPUs runs the call (inverse_node.cu);
-// at every order where HQR_GPU_MIN_N forces the GPU path (the tests).
-constexpr lint kNodeOrder = 16384;
+// Where the device set's schedule (inverse_node.cu) runs the call: sets of
+// at least kNodeGpus from kNodeOrder, and every set of several GPUs at
+// every order where HQR_GPU_MIN_N forces the GPU path (the tests).
+// Measured on 4 H100s: dpotri L 32768 0.354 s on 4 GPUs, 0.620 on 2,
+// 0.553 on one; 49152 0.94 on 4 against 1.74; zpotri 16384 0.162 against
+// 0.289 (bench/results/inverse-node-NVIDIA-H100-80GB-HBM3-x4-2026-11-28.txt).
+constexpr lint kNodeOrder = 24576;
+constexpr int kNodeGpus = 4;
 
 template <class T> Result run(Op op, bool upper, bool unit, lint n, T *a, lint lda) {
   const DeviceSet set = device_set();
   if (!set.count) return {false, 0, context_error(), 0};
-  if (set.count > 1 && (config::gpu_min_n() >= 0 || n >= kNodeOrder)) {
+  if (set.count > 1 && (config::gpu_min_n() >= 0 || (set.count >= kNodeGpus && n >= kNodeOrder))) {
     const Result r = inverse_node(set, op, upper, unit, n, a, lda);
     // Nothing stored (the members' memory too small, or a failure before
     // the first store): one GPU may still serve.
