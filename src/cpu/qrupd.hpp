@@ -1,6 +1,7 @@
 // CPU kernels of the QR-updating routines (xQRUPD_*): given A = Q*R (Q
-// M-by-M orthogonal, R M-by-N upper trapezoidal), the factors of A with
-// columns or rows added or deleted.
+// M-by-M orthogonal, or unitary for c and z; R M-by-N upper trapezoidal),
+// the factors of A with columns or rows added or deleted. One template for
+// s, d, c, z: Q^H where the real routines read Q^T.
 //
 // Updates, after Hammarling & Lucas (2008) and Andrew & Dingle (2014):
 //   delcols  short Householder reflectors (length <= P+1) on R's band;
