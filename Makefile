@@ -165,8 +165,9 @@ $(BUILD)/test/%: test/%.cpp test/testing.hpp $(LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Iinclude -Isrc -Itest $< $(TEST_SOURCES_$*) -o $@ $(TEST_LIBS)
 
-# The QR-update tests of c and z share their checks (qrupd_testing.hpp).
-QRUPD_TESTS := test_qrupd_complex
+# The QR-update tests of c, z and the economy form share their checks
+# (qrupd_testing.hpp).
+QRUPD_TESTS := test_qrupd_complex test_qrupd_econ
 $(addprefix $(BUILD)/test/,$(QRUPD_TESTS)) $(addprefix $(BUILD)/test64/,$(QRUPD_TESTS)): test/qrupd_testing.hpp
 
 # test_copy_pool compiles hqr's copy pool in: libhqr keeps its symbols hidden.

@@ -50,6 +50,30 @@ template <class T> lint delrows(lint m, lint n, lint p, lint j, T *q, lint ldq, 
   return info;
 }
 
+// The economy form.
+template <class T>
+lint addcols_econ(lint m, lint n, lint p, lint j, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu, T *w, lint lw) {
+  lint info = -99;
+  pick<T>(sqrupd_addcols_econ_, dqrupd_addcols_econ_, cqrupd_addcols_econ_, zqrupd_addcols_econ_)(
+      &m, &n, &p, &j, lp(q), &ldq, lp(r), &ldr, lp(u), &ldu, lp(w), &lw, &info);
+  return info;
+}
+template <class T>
+lint delcols_econ(char jobq, lint m, lint n, lint p, lint j, T *q, lint ldq, T *r, lint ldr, T *w, lint lw) {
+  lint info = -99;
+  pick<T>(sqrupd_delcols_econ_, dqrupd_delcols_econ_, cqrupd_delcols_econ_, zqrupd_delcols_econ_)(
+      &jobq, &m, &n, &p, &j, lp(q), &ldq, lp(r), &ldr, lp(w), &lw, &info, 1);
+  return info;
+}
+template <class T>
+lint addrows_econ(char jobq, lint m, lint n, lint p, lint j, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu, T *w,
+                  lint lw) {
+  lint info = -99;
+  pick<T>(sqrupd_addrows_econ_, dqrupd_addrows_econ_, cqrupd_addrows_econ_, zqrupd_addrows_econ_)(
+      &jobq, &m, &n, &p, &j, lp(q), &ldq, lp(r), &ldr, lp(u), &ldu, lp(w), &lw, &info, 1);
+  return info;
+}
+
 // The documented minimum LWORK of each routine (ABI.md section 5).
 inline lint lwmin_addcols(lint m, lint n, lint p) { return p == 0 ? 1 : 2 * p + 2 * std::max<lint>(1, std::min(m, n)); }
 inline lint lwmin_delcols(lint, lint, lint p) { return p == 0 ? 1 : p + 2; }
@@ -57,6 +81,14 @@ inline lint lwmin_addrows(bool wantq, lint m, lint n, lint p) {
   return p == 0 ? 1 : 2 + std::max<lint>(1, n) + (wantq ? m + p : 0);
 }
 inline lint lwmin_delrows(lint m, lint, lint p) { return p == 0 ? 1 : 2 * std::max<lint>(1, m); }
+inline lint lwmin_addcols_econ(lint, lint n, lint p) {
+  return p == 0 ? 1 : std::max<lint>(std::max<lint>(1, n * p) + p * p + 64 * p, 2 * std::max<lint>(1, n));
+}
+inline lint lwmin_delcols_econ(lint, lint, lint p) { return p == 0 ? 1 : p + 2; }
+inline lint lwork_addrows_econ(bool wantq, lint, lint n, lint p) {
+  const lint n1 = std::max<lint>(1, n), nb = std::max<lint>(1, std::min<lint>(32, n));
+  return p == 0 || n == 0 ? 1 : n1 + 2 * nb * n1 + (wantq ? n1 * n1 + p * n1 : 0);
+}
 
 // ---- the factorization to start from (reference LAPACK) -------------------------
 

@@ -453,6 +453,34 @@ long qrupd_refactor_lwork(lint mnew, lint nnew, lint mold, lint nold) {
   return std::max(long(std::max<lint>(1, std::min(mold, nold))) * kFormNb, householder_lwork(mnew, nnew, mnew));
 }
 
+// The economy form: Q's rows kEconRows at a time where a block of
+// reflectors or rotations multiplies them through a copy (a tall Q need not
+// fit the workspace).
+constexpr idx kEconRows = 4096;
+namespace {
+// Gram-Schmidt and the two thin QRs of the inserted block: W2 (N-by-P),
+// Ry1 (P-by-P), xGEQRT's T and its (or xLARFB's) workspace (kNb-by-P each).
+long addcols_econ_cgs_lwork(lint n, lint p) {
+  return std::max<long>(1, long(n) * p) + long(p) * p + 2L * kNb * p;
+}
+}  // namespace
+long qrupd_addcols_econ_lwmin(lint m, lint n, lint p) {
+  return std::max(addcols_econ_cgs_lwork(n, p), 2L * std::max<lint>(1, n));
+}
+long qrupd_addcols_econ_lwopt(lint m, lint n, lint p) {
+  return std::max(addcols_econ_cgs_lwork(n, p), passes_lwork(n, std::min<lint>(m, kEconRows), n + p));
+}
+long qrupd_delcols_econ_lwopt(bool wantq, lint m, lint n, lint p, lint j0) {
+  const lint nb = delcols_nb(n, n, p, j0);
+  return wantq ? delcols_blocked_lwork(n, p, nb, std::min<lint>(m, kEconRows)) : delcols_direct_lwork(n, p, nb);
+}
+// tau (N), the blocks' T (nb-by-N), the trailing update's (nb-by-N); with
+// Q, the (N+P)-by-N product of the reflectors.
+long qrupd_addrows_econ_lwork(bool wantq, lint m, lint n, lint p) {
+  const long n1 = std::max<lint>(1, n), nb = std::max<lint>(1, std::min<lint>(kNb, n));
+  return n1 + 2 * nb * n1 + (wantq ? n1 * n1 + long(p) * n1 : 0L);
+}
+
 // ---- delete columns --------------------------------------------------------
 
 namespace {
@@ -786,6 +814,124 @@ void qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
   }
 }
 
+// ---- the economy form ------------------------------------------------------
+
+namespace {
+// The thin QR of the m-by-k a (m >= k >= 1) by xGEQRT: R in a's upper
+// triangle, the m-by-k Q with orthonormal columns in qo. t: kNb-by-k;
+// work: kNb*k.
+template <class T> void thin_qr(idx m, idx k, T *a, idx lda, T *t, T *qo, idx ldqo, T *work) {
+  householder_qr(m, k, a, lda, t, work);
+  for (idx c = 0; c < k; ++c) {
+    std::fill(qo + c * ldqo, qo + c * ldqo + m, T(0));
+    qo[c + c * ldqo] = 1;
+  }
+  for (idx i0 = (k - 1) / kNb * kNb; i0 >= 0; i0 -= kNb)
+    blas::larfb<T>('L', 'N', lint(m - i0), lint(k - i0), lint(std::min(kNb, k - i0)), a + i0 + i0 * lda, lint(lda),
+                   t + i0 * kNb, lint(kNb), qo + i0 + i0 * ldqo, lint(ldqo), work, lint(k - i0));
+}
+}  // namespace
+
+template <class T>
+void qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *u, lint ldu_,
+                        T *work, long lwork) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_, np = n + p;
+  shift_columns(np, j0, n - j0, p, r, ldr);  // open the gap; R has n+p rows now
+  T *blk = r + j0 * ldr, *qn = q + n * ldq;    // the inserted block, Q's new columns
+  T *w2 = work, *ry1 = w2 + std::max<idx>(1, n * p), *t = ry1 + p * p, *gw = t + kNb * p;
+  // Block classical Gram-Schmidt run twice ("twice is enough"; BCGS2,
+  // Barlow & Smoktunowicz 2013): W1 = Q^H*U, Y = U - Q*W1 = Qy*Ry1,
+  // W2 = Q^H*Qy, Z = Qy - Q*W2 = Qn*Ry2 (Householder QRs), so that
+  // [Q U] = [Q Qn] * [I, W1 + W2*Ry1; 0, Ry2*Ry1], Qn orthogonal to Q to
+  // working precision when U is nearly in Q's range. Where the second pass
+  // still cancels (a diagonal entry of Ry2 below 1/2, as Kahan's criterion:
+  // U's columns in Q's range up to rounding, or dependent among themselves,
+  // and M - N small), Qn is projected again, at most twice more.
+  if (n > 0) {
+    blas::gemm<T>('C', 'N', lint(n), lint(p), m_, T(1), q, ldq_, u, ldu_, T(0), blk, ldr_);
+    blas::gemm<T>('N', 'N', m_, lint(p), lint(n), T(-1), q, ldq_, blk, ldr_, T(1), u, ldu_);
+  }
+  thin_qr(m, p, u, ldu, t, qn, ldq, gw);
+  T *racc = ry1;  // the product of the passes' triangles, P-by-P
+  for (idx c = 0; c < p; ++c)
+    for (idx i = 0; i < p; ++i) racc[i + c * p] = i <= c ? u[i + c * ldu] : T(0);
+  for (int pass = 2; n > 0 && pass <= 4; ++pass) {
+    blas::gemm<T>('C', 'N', lint(n), lint(p), m_, T(1), q, ldq_, qn, ldq_, T(0), w2, lint(n));
+    blas::gemm<T>('N', 'N', m_, lint(p), lint(n), T(-1), q, ldq_, w2, lint(n), T(1), qn, ldq_);
+    blas::trmm<T>('R', 'U', 'N', 'N', lint(n), lint(p), T(1), racc, lint(p), w2, lint(n));
+    for (idx c = 0; c < p; ++c)
+      for (idx i = 0; i < n; ++i) blk[i + c * ldr] += w2[i + c * n];
+    for (idx c = 0; c < p; ++c) std::copy(qn + c * ldq, qn + c * ldq + m, u + c * ldu);
+    thin_qr(m, p, u, ldu, t, qn, ldq, gw);
+    blas::trmm<T>('L', 'U', 'N', 'N', lint(p), lint(p), T(1), u, ldu_, racc, lint(p));
+    bool cancelled = false;
+    for (idx i = 0; i < p; ++i) cancelled = cancelled || !(std::abs(u[i + i * ldu]) >= real_of<T>(0.5));
+    if (!cancelled) break;
+  }
+  T *r22 = blk + n;
+  for (idx c = 0; c < p; ++c)
+    for (idx i = 0; i < p; ++i) r22[i + c * ldr] = i <= c ? racc[i + c * p] : T(0);
+  // R is now upper triangular but for the inserted block (full down to row
+  // n+p-1, upper triangular from row n): the Givens passes of the full
+  // form, on R's n+p rows and Q's n+p columns.
+  const bool blocked = lwork >= qrupd_addcols_econ_lwopt(m_, n_, p_);
+  const idx S = std::max<idx>(1, n);
+  const idx nb = blocked ? kPasses : std::max<idx>(1, std::min<idx>(kPasses, lwork / (2 * S)));
+  addcols_passes(np, m, n, p, j0, q, ldq, r, ldr, work, blocked, nb, std::min(m, kEconRows));
+  zero_lower(np, j0, r, ldr);
+}
+
+template <class T>
+void qrupd_delcols_econ(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *work,
+                        long lwork) {
+  const bool blocked = wantq && lwork >= qrupd_delcols_econ_lwopt(true, m_, n_, p_, j0_);
+  const idx nb = blocked ? delcols_nb(n_, n_, p_, j0_)
+                         : pick_nb(lwork, [&](lint b) { return delcols_direct_lwork(n_, p_, b); });
+  delcols_kernel(wantq, n_, m_, n_, p_, j0_, q, ldq_, r, ldr_, work, blocked, nb, std::min<idx>(m_, kEconRows));
+}
+
+template <class T>
+void qrupd_addrows_econ(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *u,
+                        lint ldu_, T *work) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_;
+  const idx nb = std::max<idx>(1, std::min(kNb, n));
+  T *tau = work, *tall = tau + n, *wr = tall + nb * n;
+  zero_lower(n, n, r, ldr);
+  // The QR of [R; U] (N+P)-by-N, reflector k on R's row k and U's P rows,
+  // in blocks of nb; U keeps the reflectors, tall their T's.
+  for (idx k0 = 0; k0 < n; k0 += nb)
+    addrows_block(n, p, k0, std::min(nb, n - k0), r, ldr, u, ldu, tau + k0, tall + k0 * nb, nb, wr);
+  if (!wantq) return;
+  // The new Q is P*[Q 0; 0 I]*H(1)...H(N)*[I; 0] (P moves the new rows to
+  // J): with G = H(1)...H(N)*[I; 0] = [Gt; Gb], Gt N-by-N upper triangular
+  // and Gb P-by-N, it is Q*Gt with the rows Gb inserted at J. G is formed
+  // from the blocks, last to first, each on columns k0.. only (the others
+  // are still e_j there).
+  T *gt = wr + nb * n, *gb = gt + n * n;
+  for (idx c = 0; c < n; ++c) {
+    std::fill(gt + c * n, gt + (c + 1) * n, T(0));
+    gt[c + c * n] = 1;
+    std::fill(gb + c * p, gb + (c + 1) * p, T(0));
+  }
+  for (idx k0 = (n - 1) / nb * nb; k0 >= 0; k0 -= nb) {
+    const idx nr = std::min(nb, n - k0), nc = n - k0;
+    const T *vu = u + k0 * ldu, *tk = tall + k0 * nb;
+    T *gtk = gt + k0 + k0 * n, *gbk = gb + k0 * p;
+    for (idx c = 0; c < nc; ++c) std::copy(gtk + c * n, gtk + c * n + nr, wr + c * nb);
+    blas::gemm<T>('C', 'N', lint(nr), lint(nc), p_, T(1), vu, ldu_, gbk, p_, T(1), wr, lint(nb));
+    blas::trmm<T>('L', 'U', 'N', 'N', lint(nr), lint(nc), T(1), tk, lint(nb), wr, lint(nb));
+    for (idx c = 0; c < nc; ++c)
+      for (idx i = 0; i < nr; ++i) gtk[i + c * n] -= wr[i + c * nb];
+    blas::gemm<T>('N', 'N', p_, lint(nc), lint(nr), T(-1), vu, ldu_, wr, lint(nb), T(1), gbk, p_);
+  }
+  if (m > 0) blas::trmm<T>('R', 'U', 'N', 'N', m_, n_, T(1), gt, n_, q, ldq_);
+  for (idx c = 0; c < n; ++c) {
+    T *qc = q + c * ldq;
+    std::copy_backward(qc + j0, qc + m, qc + m + p);
+    for (idx i = 0; i < p; ++i) qc[j0 + i] = gb[i + c * p];
+  }
+}
+
 // ---- refactoring -------------------------------------------------------------
 
 namespace {
@@ -864,7 +1010,10 @@ void qrupd_delrows_refactor(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_
   template void qrupd_delrows<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *, long);                     \
   template void qrupd_addcols_refactor<T>(lint, lint, lint, lint, T *, lint, T *, lint, const T *, lint, T *); \
   template void qrupd_addrows_refactor<T>(lint, lint, lint, lint, T *, lint, T *, lint, const T *, lint, T *); \
-  template void qrupd_delrows_refactor<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *);
+  template void qrupd_delrows_refactor<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *);                  \
+  template void qrupd_addcols_econ<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *, long);     \
+  template void qrupd_delcols_econ<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, long);          \
+  template void qrupd_addrows_econ<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)
