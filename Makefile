@@ -165,6 +165,11 @@ $(BUILD)/test/%: test/%.cpp test/testing.hpp $(LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Iinclude -Isrc -Itest $< $(TEST_SOURCES_$*) -o $@ $(TEST_LIBS)
 
+# The QR-update tests of c, z and the economy form share their checks
+# (qrupd_testing.hpp).
+QRUPD_TESTS := test_qrupd_complex test_qrupd_econ
+$(addprefix $(BUILD)/test/,$(QRUPD_TESTS)) $(addprefix $(BUILD)/test64/,$(QRUPD_TESTS)): test/qrupd_testing.hpp
+
 # test_copy_pool compiles hqr's copy pool in: libhqr keeps its symbols hidden.
 TEST_SOURCES_test_copy_pool := src/host/copy_pool.cpp
 $(BUILD)/test/test_copy_pool $(BUILD)/test64/test_copy_pool: src/host/copy_pool.cpp src/host/copy_pool.hpp

@@ -7,8 +7,9 @@
 !
 ! * The LAPACK routines (s/d/c/z potrf potri trtri lauum potrs posv geqrf gels,
 !   s/d ormqr orgqr, c/z unmqr ungqr), hqr's log-determinant (s/d/c/z
-!   pologdet) and QR-updating routines (s/d qrupd_addcols, _delcols,
-!   _addrows, _delrows) keep the ordinary Fortran
+!   pologdet) and QR-updating routines (s/d/c/z qrupd_addcols, _delcols,
+!   _addrows, _delrows, and the economy form's _addcols_econ, _delcols_econ,
+!   _addrows_econ) keep the ordinary Fortran
 !   calling convention: no BIND(C), so the compiler appends the symbol's
 !   underscore and passes the hidden CHARACTER lengths itself. A program that
 !   already calls LAPACK compiles unchanged; the interfaces only add checking
@@ -398,8 +399,8 @@ module hqr
     end subroutine zgels
 
     ! ===================================================================
-    ! QR updating (hqr's own; ABI fixed, ABI.md). A = Q*R, Q M-by-M,
-    ! R M-by-N upper trapezoidal; J is 1-based; LWORK = -1 is a query.
+    ! QR updating (hqr's own; ABI fixed, ABI.md). A = Q*R, Q M-by-M
+    ! (unitary for c, z), R M-by-N upper trapezoidal; J is 1-based; LWORK = -1 is a query.
     ! ===================================================================
     subroutine sqrupd_addcols(m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
       import :: hqr_int, c_float
@@ -461,6 +462,162 @@ module hqr
       real(c_double), intent(out) :: work(*)
       integer(hqr_int), intent(out) :: info
     end subroutine dqrupd_delrows
+    subroutine cqrupd_addcols(m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_float_complex
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      complex(c_float_complex), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      complex(c_float_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine cqrupd_addcols
+    subroutine cqrupd_delcols(jobq, m, n, p, j, q, ldq, r, ldr, work, lwork, info)
+      import :: hqr_int, c_float_complex
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, lwork
+      complex(c_float_complex), intent(inout) :: q(ldq, *), r(ldr, *)
+      complex(c_float_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine cqrupd_delcols
+    subroutine cqrupd_addrows(jobq, m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_float_complex
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      complex(c_float_complex), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      complex(c_float_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine cqrupd_addrows
+    subroutine cqrupd_delrows(m, n, p, j, q, ldq, r, ldr, work, lwork, info)
+      import :: hqr_int, c_float_complex
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, lwork
+      complex(c_float_complex), intent(inout) :: q(ldq, *), r(ldr, *)
+      complex(c_float_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine cqrupd_delrows
+    subroutine zqrupd_addcols(m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_double_complex
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      complex(c_double_complex), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      complex(c_double_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine zqrupd_addcols
+    subroutine zqrupd_delcols(jobq, m, n, p, j, q, ldq, r, ldr, work, lwork, info)
+      import :: hqr_int, c_double_complex
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, lwork
+      complex(c_double_complex), intent(inout) :: q(ldq, *), r(ldr, *)
+      complex(c_double_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine zqrupd_delcols
+    subroutine zqrupd_addrows(jobq, m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_double_complex
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      complex(c_double_complex), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      complex(c_double_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine zqrupd_addrows
+    subroutine zqrupd_delrows(m, n, p, j, q, ldq, r, ldr, work, lwork, info)
+      import :: hqr_int, c_double_complex
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, lwork
+      complex(c_double_complex), intent(inout) :: q(ldq, *), r(ldr, *)
+      complex(c_double_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine zqrupd_delrows
+    ! ===================================================================
+    ! QR updating, economy form (ABI.md section 5.7): Q M-by-N with
+    ! orthonormal columns, R N-by-N, M >= N.
+    ! ===================================================================
+    subroutine sqrupd_addcols_econ(m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_float
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      real(c_float), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      real(c_float), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine sqrupd_addcols_econ
+    subroutine dqrupd_addcols_econ(m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_double
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      real(c_double), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      real(c_double), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine dqrupd_addcols_econ
+    subroutine cqrupd_addcols_econ(m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_float_complex
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      complex(c_float_complex), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      complex(c_float_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine cqrupd_addcols_econ
+    subroutine zqrupd_addcols_econ(m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_double_complex
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      complex(c_double_complex), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      complex(c_double_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine zqrupd_addcols_econ
+    subroutine sqrupd_delcols_econ(jobq, m, n, p, j, q, ldq, r, ldr, work, lwork, info)
+      import :: hqr_int, c_float
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, lwork
+      real(c_float), intent(inout) :: q(ldq, *), r(ldr, *)
+      real(c_float), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine sqrupd_delcols_econ
+    subroutine dqrupd_delcols_econ(jobq, m, n, p, j, q, ldq, r, ldr, work, lwork, info)
+      import :: hqr_int, c_double
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, lwork
+      real(c_double), intent(inout) :: q(ldq, *), r(ldr, *)
+      real(c_double), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine dqrupd_delcols_econ
+    subroutine cqrupd_delcols_econ(jobq, m, n, p, j, q, ldq, r, ldr, work, lwork, info)
+      import :: hqr_int, c_float_complex
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, lwork
+      complex(c_float_complex), intent(inout) :: q(ldq, *), r(ldr, *)
+      complex(c_float_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine cqrupd_delcols_econ
+    subroutine zqrupd_delcols_econ(jobq, m, n, p, j, q, ldq, r, ldr, work, lwork, info)
+      import :: hqr_int, c_double_complex
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, lwork
+      complex(c_double_complex), intent(inout) :: q(ldq, *), r(ldr, *)
+      complex(c_double_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine zqrupd_delcols_econ
+    subroutine sqrupd_addrows_econ(jobq, m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_float
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      real(c_float), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      real(c_float), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine sqrupd_addrows_econ
+    subroutine dqrupd_addrows_econ(jobq, m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_double
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      real(c_double), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      real(c_double), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine dqrupd_addrows_econ
+    subroutine cqrupd_addrows_econ(jobq, m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_float_complex
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      complex(c_float_complex), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      complex(c_float_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine cqrupd_addrows_econ
+    subroutine zqrupd_addrows_econ(jobq, m, n, p, j, q, ldq, r, ldr, u, ldu, work, lwork, info)
+      import :: hqr_int, c_double_complex
+      character(len=1), intent(in) :: jobq
+      integer(hqr_int), intent(in) :: m, n, p, j, ldq, ldr, ldu, lwork
+      complex(c_double_complex), intent(inout) :: q(ldq, *), r(ldr, *), u(ldu, *)
+      complex(c_double_complex), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine zqrupd_addrows_econ
   end interface
 
   ! ===================================================================== !

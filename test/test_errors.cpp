@@ -6,8 +6,9 @@
 // or stderr. With several illegal arguments at once the first in LAPACK's
 // order is reported. Every case is also run through the reference LAPACK,
 // which must agree (so the table below is LAPACK's, not a guess). The
-// QR-updating routines' single illegal arguments are tested in
-// test_qrupd.cpp; here, several at once and the silence.
+// QR-updating routines' single illegal arguments (s, d, c, z, and the economy
+// form) are tested in test_qrupd.cpp, test_qrupd_complex.cpp and
+// test_qrupd_econ.cpp; here, several at once and the silence.
 //
 // NaN and Inf input: INFO as the reference LAPACK's for trtri, potri, lauum,
 // posv, geqrf, orgqr, ormqr and gels (potrf with NaN and Inf, posv with NaN
@@ -364,8 +365,8 @@ template <class T> void qrupd_errors(void **) {
        {12, "lwork=0", [](UpdArgs &a) { a.lwork = 0; }}},
       [](const UpdArgs &x, Arrays<T> &arr) {
         lint info = -99;
-        pick<T>(sqrupd_addcols_, dqrupd_addcols_, nullptr, nullptr)(
-            &x.m, &x.n, &x.p, &x.j, arr.a.ptr(), &x.ldq, arr.b.ptr(), &x.ldr, arr.c.ptr(), &x.ldu, arr.work.data(),
+        pick<T>(sqrupd_addcols_, dqrupd_addcols_, cqrupd_addcols_, zqrupd_addcols_)(
+            &x.m, &x.n, &x.p, &x.j, lp(arr.a.ptr()), &x.ldq, lp(arr.b.ptr()), &x.ldr, lp(arr.c.ptr()), &x.ldu, lp(arr.work.data()),
             &x.lwork, &info);
         return info;
       });
@@ -381,8 +382,8 @@ template <class T> void qrupd_errors(void **) {
        {11, "lwork=0", [](UpdArgs &a) { a.lwork = 0; }}},
       [](const UpdArgs &x, Arrays<T> &arr) {
         lint info = -99;
-        pick<T>(sqrupd_delcols_, dqrupd_delcols_, nullptr, nullptr)(&x.jobq, &x.m, &x.n, &x.p, &x.j, arr.a.ptr(),
-                                                                     &x.ldq, arr.b.ptr(), &x.ldr, arr.work.data(),
+        pick<T>(sqrupd_delcols_, dqrupd_delcols_, cqrupd_delcols_, zqrupd_delcols_)(&x.jobq, &x.m, &x.n, &x.p, &x.j, lp(arr.a.ptr()),
+                                                                     &x.ldq, lp(arr.b.ptr()), &x.ldr, lp(arr.work.data()),
                                                                      &x.lwork, &info, 1);
         return info;
       });
@@ -399,9 +400,9 @@ template <class T> void qrupd_errors(void **) {
        {13, "lwork=0", [](UpdArgs &a) { a.lwork = 0; }}},
       [](const UpdArgs &x, Arrays<T> &arr) {
         lint info = -99;
-        pick<T>(sqrupd_addrows_, dqrupd_addrows_, nullptr, nullptr)(
-            &x.jobq, &x.m, &x.n, &x.p, &x.j, arr.a.ptr(), &x.ldq, arr.b.ptr(), &x.ldr, arr.c.ptr(), &x.ldu,
-            arr.work.data(), &x.lwork, &info, 1);
+        pick<T>(sqrupd_addrows_, dqrupd_addrows_, cqrupd_addrows_, zqrupd_addrows_)(
+            &x.jobq, &x.m, &x.n, &x.p, &x.j, lp(arr.a.ptr()), &x.ldq, lp(arr.b.ptr()), &x.ldr, lp(arr.c.ptr()), &x.ldu,
+            lp(arr.work.data()), &x.lwork, &info, 1);
         return info;
       });
   qrupd_several_at_once<T>(
@@ -415,9 +416,62 @@ template <class T> void qrupd_errors(void **) {
        {10, "lwork=0", [](UpdArgs &a) { a.lwork = 0; }}},
       [](const UpdArgs &x, Arrays<T> &arr) {
         lint info = -99;
-        pick<T>(sqrupd_delrows_, dqrupd_delrows_, nullptr, nullptr)(&x.m, &x.n, &x.p, &x.j, arr.a.ptr(), &x.ldq,
-                                                                     arr.b.ptr(), &x.ldr, arr.work.data(), &x.lwork,
+        pick<T>(sqrupd_delrows_, dqrupd_delrows_, cqrupd_delrows_, zqrupd_delrows_)(&x.m, &x.n, &x.p, &x.j, lp(arr.a.ptr()), &x.ldq,
+                                                                     lp(arr.b.ptr()), &x.ldr, lp(arr.work.data()), &x.lwork,
                                                                      &info);
+        return info;
+      });
+  // The economy form: Q M-by-N, R N-by-N (LDR >= N+P for adding columns).
+  qrupd_several_at_once<T>(
+      "qrupd_addcols_econ",
+      {{1, "m=-1", [](UpdArgs &a) { a.m = -1; }},
+       {2, "n=-1", [](UpdArgs &a) { a.n = -1; }},
+       {3, "p=m-n+1", [](UpdArgs &a) { a.p = 3; }},
+       {4, "j=0", [](UpdArgs &a) { a.j = 0; }},
+       {6, "ldq=m-1", [](UpdArgs &a) { a.ldq = 5; }},
+       {8, "ldr=n+p-1", [](UpdArgs &a) { a.ldr = 5; }},
+       {10, "ldu=m-1", [](UpdArgs &a) { a.ldu = 5; }},
+       {12, "lwork=0", [](UpdArgs &a) { a.lwork = 0; }}},
+      [](const UpdArgs &x, Arrays<T> &arr) {
+        lint info = -99;
+        pick<T>(sqrupd_addcols_econ_, dqrupd_addcols_econ_, cqrupd_addcols_econ_, zqrupd_addcols_econ_)(
+            &x.m, &x.n, &x.p, &x.j, lp(arr.a.ptr()), &x.ldq, lp(arr.b.ptr()), &x.ldr, lp(arr.c.ptr()), &x.ldu,
+            lp(arr.work.data()), &x.lwork, &info);
+        return info;
+      });
+  qrupd_several_at_once<T>(
+      "qrupd_delcols_econ",
+      {{1, "jobq='X'", [](UpdArgs &a) { a.jobq = 'X'; }},
+       {2, "m=-1", [](UpdArgs &a) { a.m = -1; }},
+       {3, "n=m+1", [](UpdArgs &a) { a.n = 7; }},
+       {4, "p=-1", [](UpdArgs &a) { a.p = -1; }},
+       {5, "j=0", [](UpdArgs &a) { a.j = 0; }},
+       {7, "ldq=m-1", [](UpdArgs &a) { a.ldq = 5; }},
+       {9, "ldr=n-1", [](UpdArgs &a) { a.ldr = 3; }},
+       {11, "lwork=0", [](UpdArgs &a) { a.lwork = 0; }}},
+      [](const UpdArgs &x, Arrays<T> &arr) {
+        lint info = -99;
+        pick<T>(sqrupd_delcols_econ_, dqrupd_delcols_econ_, cqrupd_delcols_econ_, zqrupd_delcols_econ_)(
+            &x.jobq, &x.m, &x.n, &x.p, &x.j, lp(arr.a.ptr()), &x.ldq, lp(arr.b.ptr()), &x.ldr, lp(arr.work.data()),
+            &x.lwork, &info, 1);
+        return info;
+      });
+  qrupd_several_at_once<T>(
+      "qrupd_addrows_econ",
+      {{1, "jobq='X'", [](UpdArgs &a) { a.jobq = 'X'; }},
+       {2, "m=-1", [](UpdArgs &a) { a.m = -1; }},
+       {3, "n=-1", [](UpdArgs &a) { a.n = -1; }},
+       {4, "p=-1", [](UpdArgs &a) { a.p = -1; }},
+       {5, "j=0", [](UpdArgs &a) { a.j = 0; }},
+       {7, "ldq=m+p-1", [](UpdArgs &a) { a.ldq = 7; }},
+       {9, "ldr=n-1", [](UpdArgs &a) { a.ldr = 3; }},
+       {11, "ldu=p-1", [](UpdArgs &a) { a.ldu = 1; }},
+       {13, "lwork=0", [](UpdArgs &a) { a.lwork = 0; }}},
+      [](const UpdArgs &x, Arrays<T> &arr) {
+        lint info = -99;
+        pick<T>(sqrupd_addrows_econ_, dqrupd_addrows_econ_, cqrupd_addrows_econ_, zqrupd_addrows_econ_)(
+            &x.jobq, &x.m, &x.n, &x.p, &x.j, lp(arr.a.ptr()), &x.ldq, lp(arr.b.ptr()), &x.ldr, lp(arr.c.ptr()),
+            &x.ldu, lp(arr.work.data()), &x.lwork, &info, 1);
         return info;
       });
 }
@@ -615,6 +669,7 @@ int main() {
       ALL_TYPES_2(ormqr_errors, 'L'),           ALL_TYPES_2(ormqr_errors, 'R'),
       ALL_TYPES_2(gels_errors, false),          ALL_TYPES_2(gels_errors, true),
       cmocka_unit_test(qrupd_errors<float>),    cmocka_unit_test(qrupd_errors<double>),
+      cmocka_unit_test(qrupd_errors<std::complex<float>>), cmocka_unit_test(qrupd_errors<std::complex<double>>),
       ALL_TYPES(triangle_nonfinite),            ALL_TYPES(solve_and_qr_nonfinite), ALL_TYPES(nonfinite_scan),
       cmocka_unit_test(qrupd_nonfinite<float>), cmocka_unit_test(qrupd_nonfinite<double>),
   };

@@ -27,7 +27,7 @@ fi
 unset HQR_GPU_MIN_N
 export HQR_DEVICE=none OPENBLAS_NUM_THREADS=1
 export HQR_TEST_MAX_N=${HQR_TEST_MAX_N:-40}  # test_threads' orders
-for t in ${VALGRIND_TESTS:-test_errors test_runtime test_qrupd test_threads test_fork}; do
+for t in ${VALGRIND_TESTS:-test_errors test_runtime test_qrupd test_qrupd_complex test_qrupd_econ test_threads test_fork}; do
   prog=$BUILD/test/$t
   if [ ! -x "$prog" ]; then
     notok "valgrind: $prog is built (make tests)"

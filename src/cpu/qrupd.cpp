@@ -2,13 +2,16 @@
 //
 // Conventions: column-major, 0-based indices, `idx` arithmetic so that
 // ld*column never overflows the 32-bit INTEGER (BLAS and LAPACK calls take
-// `lint` again: their dimensions fit). Reflectors are LAPACK's
-// H = I - tau*v*v^T, with v(0) = 1 stored explicitly where the direct
-// kernels read them (xGEQRT's blocks keep LAPACK's implicit one); Givens
-// rotations act on adjacent rows (or columns) k-1, k as
-//   x(k-1) <- c*x(k-1) + s*x(k),   x(k) <- c*x(k) - s*x(k-1),
-// the same formula from the left on R's rows and from the right on Q's
-// columns, so that Q*R is unchanged.
+// `lint` again: their dimensions fit). One template serves s, d, c, z.
+// Reflectors are LAPACK's H = I - tau*v*v^H (tau complex for c, z), applied
+// as H^H from the left and H from the right, with v(0) = 1 stored explicitly
+// where the direct kernels read them (xGEQRT's blocks keep LAPACK's implicit
+// one). Givens rotations (c real, s complex for c, z) act on adjacent rows
+// k-1, k from the left as
+//   x(k-1) <- c*x(k-1) + s*x(k),   x(k) <- c*x(k) - conj(s)*x(k-1),
+// and on columns k-1, k of Q from the right as the conjugate transpose,
+//   a <- c*a + conj(s)*b,   b <- c*b - s*a,
+// so that Q*R is unchanged. For real types both are the same formula.
 #include "cpu/qrupd.hpp"
 
 #include <algorithm>
@@ -35,48 +38,60 @@ constexpr idx kPasses = 64;
 
 // ---- scalar building blocks ------------------------------------------------
 
-// ||x||_2 without overflow or harmful underflow; NaN propagates.
-template <class T> T norm2(idx n, const T *x) {
-  T amax = 0;
+template <class T> using real_of = typename Prec<T>::real;
+
+// ||x||_2 without overflow or harmful underflow; NaN propagates. A complex
+// vector is its 2n real and imaginary parts.
+template <class R> R norm2_real(idx n, const R *x) {
+  R amax = 0;
   bool nan = false;
   for (idx i = 0; i < n; ++i) {
-    const T a = std::abs(x[i]);
+    const R a = std::abs(x[i]);
     if (a > amax)
       amax = a;
     else if (a != a)
       nan = true;
   }
-  if (nan) return std::numeric_limits<T>::quiet_NaN();
+  if (nan) return std::numeric_limits<R>::quiet_NaN();
   if (amax == 0 || std::isinf(amax)) return amax;
-  const T inv = T(1) / amax;
-  T ssq = 0;
+  const R inv = R(1) / amax;
+  R ssq = 0;
   for (idx i = 0; i < n; ++i) {
-    const T y = x[i] * inv;
+    const R y = x[i] * inv;
     ssq += y * y;
   }
   return amax * std::sqrt(ssq);
 }
-
-// sqrt(a^2 + b^2), scaled.
-template <class T> T lapy2(T a, T b) {
-  const T x = std::abs(a), y = std::abs(b);
-  const T w = std::max(x, y), z = std::min(x, y);
-  if (z == 0 || w > std::numeric_limits<T>::max()) return w + z;  // also NaN-propagating
-  const T q = z / w;
-  return w * std::sqrt(T(1) + q * q);
+template <class T> real_of<T> norm2(idx n, const T *x) {
+  if constexpr (is_complex<T>)
+    return norm2_real(2 * n, reinterpret_cast<const real_of<T> *>(x));
+  else
+    return norm2_real(n, x);
 }
 
-// LAPACK's xLARFG: H*[alpha; x] = [beta; 0] with H = I - tau*[1; v]*[1; v]^T.
-// x (n-1 contiguous elements) is overwritten by v, alpha by beta; returns tau.
+// sqrt(a^2 + b^2), scaled.
+template <class R> R lapy2(R a, R b) {
+  const R x = std::abs(a), y = std::abs(b);
+  const R w = std::max(x, y), z = std::min(x, y);
+  if (z == 0 || w > std::numeric_limits<R>::max()) return w + z;  // also NaN-propagating
+  const R q = z / w;
+  return w * std::sqrt(R(1) + q * q);
+}
+
+// LAPACK's xLARFG: H^H*[alpha; x] = [beta; 0], beta real, with
+// H = I - tau*[1; v]*[1; v]^H. x (n-1 contiguous elements) is overwritten by
+// v, alpha by beta; returns tau (0: H = I).
 template <class T> T larfg(idx n, T &alpha, T *x) {
-  if (n <= 1) return 0;
-  T xnorm = norm2(n - 1, x);
-  if (xnorm == 0) return 0;
-  T beta = -std::copysign(lapy2(alpha, xnorm), alpha);
-  const T safmin = std::numeric_limits<T>::min() / std::numeric_limits<T>::epsilon();
+  using R = real_of<T>;
+  if (n <= 0) return 0;
+  R xnorm = norm2(n - 1, x);
+  R alphr = std::real(alpha), alphi = std::imag(alpha);
+  if (xnorm == 0 && alphi == 0) return 0;
+  R beta = -std::copysign(lapy2(lapy2(alphr, alphi), xnorm), alphr);
+  const R safmin = std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon();
   int rescaled = 0;
   if (std::abs(beta) < safmin) {  // xnorm, beta may be inaccurate: scale up
-    const T rsafmn = T(1) / safmin;
+    const R rsafmn = R(1) / safmin;
     do {
       ++rescaled;
       for (idx i = 0; i < n - 1; ++i) x[i] *= rsafmn;
@@ -84,9 +99,15 @@ template <class T> T larfg(idx n, T &alpha, T *x) {
       alpha *= rsafmn;
     } while (std::abs(beta) < safmin && rescaled < 20);
     xnorm = norm2(n - 1, x);
-    beta = -std::copysign(lapy2(alpha, xnorm), alpha);
+    alphr = std::real(alpha);
+    alphi = std::imag(alpha);
+    beta = -std::copysign(lapy2(lapy2(alphr, alphi), xnorm), alphr);
   }
-  const T tau = (beta - alpha) / beta;
+  T tau;
+  if constexpr (is_complex<T>)
+    tau = T((beta - alphr) / beta, -alphi / beta);
+  else
+    tau = (beta - alphr) / beta;
   const T scal = T(1) / (alpha - beta);
   for (idx i = 0; i < n - 1; ++i) x[i] *= scal;
   for (int j = 0; j < rescaled; ++j) beta *= safmin;
@@ -94,16 +115,25 @@ template <class T> T larfg(idx n, T &alpha, T *x) {
   return tau;
 }
 
-// Givens rotation: [c s; -s c]*[f; g] = [r; 0], c >= 0 when f != 0.
+// Givens rotation: [c s; -conj(s) c]*[f; g] = [r; 0], c real >= 0 (stored
+// in a T), as xLARTG: c > 0 when f != 0 (r then has f's sign or phase).
 template <class T> void lartg(T f, T g, T &c, T &s, T &r) {
-  if (g == 0) {
+  using R = real_of<T>;
+  if (g == T(0)) {
     c = 1;
     s = 0;
     r = f;
-  } else if (f == 0) {
+  } else if (f == T(0)) {
+    const R ag = std::abs(g);
     c = 0;
-    s = 1;
-    r = g;
+    s = conj_of(g) / ag;
+    r = ag;
+  } else if constexpr (is_complex<T>) {
+    const R af = std::abs(f), d = lapy2(af, R(std::abs(g)));
+    const T phase = f / af;
+    c = af / d;
+    s = phase * (std::conj(g) / d);
+    r = phase * d;
   } else {
     const T d = std::copysign(lapy2(f, g), f);
     c = f / d;
@@ -114,26 +144,30 @@ template <class T> void lartg(T f, T g, T &c, T &s, T &r) {
 
 // ---- vector kernels (restrict-qualified so that they vectorise) ------------
 
+// x^H*y.
 template <class T> inline T dot(idx n, const T *__restrict x, const T *__restrict y) {
   T s = 0;
-  for (idx i = 0; i < n; ++i) s += x[i] * y[i];
+  for (idx i = 0; i < n; ++i) s += conj_of(x[i]) * y[i];
   return s;
 }
 template <class T> inline void axpy(idx n, T a, const T *__restrict x, T *__restrict y) {
   for (idx i = 0; i < n; ++i) y[i] += a * x[i];
 }
-// Rotates two columns of a chunk: a <- c*a + s*b, b <- c*b - s*a.
+// Rotates two columns of a chunk from the right: a <- c*a + conj(s)*b,
+// b <- c*b - s*a.
 template <class T, idx N> inline void rot_fixed(T *__restrict a, T *__restrict b, T c, T s) {
+  const T sc = conj_of(s);
   for (idx i = 0; i < N; ++i) {
     const T x = a[i], y = b[i];
-    a[i] = c * x + s * y;
+    a[i] = c * x + sc * y;
     b[i] = c * y - s * x;
   }
 }
 template <class T> inline void rot_var(idx n, T *__restrict a, T *__restrict b, T c, T s) {
+  const T sc = conj_of(s);
   for (idx i = 0; i < n; ++i) {
     const T x = a[i], y = b[i];
-    a[i] = c * x + s * y;
+    a[i] = c * x + sc * y;
     b[i] = c * y - s * x;
   }
 }
@@ -150,7 +184,7 @@ template <class T, idx N> inline void sub_fixed(T *__restrict x, const T *__rest
 // (rows from the left, columns from the right) with len_i = min(L, lim - i);
 // v_i (v_i[0] = 1) is at v + i*ldv, tau_i at tau[i].
 
-// C <- H_{nr-1} ... H_0 * C for the ncols columns of c (c points at the
+// C <- H_{nr-1}^H ... H_0^H * C for the ncols columns of c (c points at the
 // staircase's first row). One column at a time: it stays in cache for all
 // the reflectors.
 template <class T>
@@ -158,11 +192,11 @@ void apply_left(idx nr, idx L, idx lim, const T *v, idx ldv, const T *tau, T *c,
   for (idx j = 0; j < ncols; ++j) {
     T *cj = c + j * ldc;
     for (idx i = 0; i < nr; ++i) {
-      if (tau[i] == 0) continue;
+      if (tau[i] == T(0)) continue;
       const idx len = std::min(L, lim - i);
       const T *vi = v + i * ldv;
       T *x = cj + i;
-      const T s = tau[i] * dot(len, vi, x);
+      const T s = conj_of(tau[i]) * dot(len, vi, x);
       axpy(len, -s, vi, x);
     }
   }
@@ -171,13 +205,13 @@ void apply_left(idx nr, idx L, idx lim, const T *v, idx ldv, const T *tau, T *c,
 template <class T, idx N>
 void apply_right_chunk(T *q, idx ldq, idx nr, idx L, idx lim, const T *v, idx ldv, const T *tau) {
   for (idx i = 0; i < nr; ++i) {
-    if (tau[i] == 0) continue;
+    if (tau[i] == T(0)) continue;
     const idx len = std::min(L, lim - i);
     const T *vi = v + i * ldv;
     T w[N] = {};
     for (idx k = 0; k < len; ++k) acc_fixed<T, N>(w, q + (i + k) * ldq, vi[k]);
     for (idx r = 0; r < N; ++r) w[r] *= tau[i];
-    for (idx k = 0; k < len; ++k) sub_fixed<T, N>(q + (i + k) * ldq, w, vi[k]);
+    for (idx k = 0; k < len; ++k) sub_fixed<T, N>(q + (i + k) * ldq, w, conj_of(vi[k]));
   }
 }
 
@@ -244,13 +278,13 @@ template <class T> inline void rot_chain(T *x, const Passes<T> &ps, idx t, idx t
   for (idx k = hi; k > lo; --k) {
     const T c = ps.c(t, k), s = ps.s(t, k);
     const T xk1 = x[k - 1];
-    x[k] = c * y - s * xk1;
+    x[k] = c * y - conj_of(s) * xk1;
     y = c * xk1 + s * y;
   }
   x[lo] = y;
 }
 
-// Q <- Q * G (all passes) for the mrows rows of q, directly: each chunk of
+// Q <- Q * G^H (all passes) for the mrows rows of q, directly: each chunk of
 // kRows rows sees every pass while it is in cache.
 template <class T> void rot_right(idx mrows, T *q, idx ldq, const Passes<T> &ps) {
   idx r0 = 0;
@@ -301,16 +335,21 @@ template <class T, class F> void for_each_window(const Passes<T> &ps, T *u, F &&
   }
 }
 
-// q(0:rows, 0:w) <- q * u, through tmp (rows-by-w).
-template <class T> void mult_right(idx rows, T *q, idx ldq, idx w, const T *u, T *tmp) {
-  if (rows <= 0) return;
-  blas::gemm<T>('N', 'N', lint(rows), lint(w), lint(w), T(1), q, lint(ldq), u, lint(w), T(0), tmp, lint(rows));
-  for (idx c = 0; c < w; ++c) std::copy(tmp + c * rows, tmp + (c + 1) * rows, q + c * ldq);
+// q(0:rows, 0:w) <- q * u, through tmp (chunk-by-w), chunk rows at a time.
+template <class T> void mult_right(idx rows, T *q, idx ldq, idx w, const T *u, T *tmp, idx chunk) {
+  for (idx r0 = 0; r0 < rows; r0 += chunk) {
+    const idx h = std::min(chunk, rows - r0);
+    blas::gemm<T>('N', 'N', lint(h), lint(w), lint(w), T(1), q + r0, lint(ldq), u, lint(w), T(0), tmp, lint(h));
+    for (idx c = 0; c < w; ++c) std::copy(tmp + c * h, tmp + (c + 1) * h, q + r0 + c * ldq);
+  }
 }
-// r(0:w, 0:cols) <- u^T * r, through tmp (w-by-cols).
+template <class T> void mult_right(idx rows, T *q, idx ldq, idx w, const T *u, T *tmp) {
+  mult_right(rows, q, ldq, w, u, tmp, std::max<idx>(rows, 1));
+}
+// r(0:w, 0:cols) <- u^H * r, through tmp (w-by-cols).
 template <class T> void mult_left_t(idx cols, T *r, idx ldr, idx w, const T *u, T *tmp) {
   if (cols <= 0) return;
-  blas::gemm<T>('T', 'N', lint(w), lint(cols), lint(w), T(1), u, lint(w), r, lint(ldr), T(0), tmp, lint(w));
+  blas::gemm<T>('C', 'N', lint(w), lint(cols), lint(w), T(1), u, lint(w), r, lint(ldr), T(0), tmp, lint(w));
   for (idx c = 0; c < cols; ++c) std::copy(tmp + c * w, tmp + (c + 1) * w, r + c * ldr);
 }
 
@@ -361,8 +400,9 @@ namespace {
 long delcols_direct_lwork(lint m, lint p, lint nb) {
   return nb + std::max<long>(1, std::min<long>(long(nb) + p, m)) * nb;
 }
-long delcols_blocked_lwork(lint m, lint p, lint nb) {
-  return delcols_direct_lwork(m, p, nb) + long(nb) * nb + long(nb) * std::max<lint>(1, m);
+// qrows: the rows of Q that xLARFB takes at once.
+long delcols_blocked_lwork(lint m, lint p, lint nb, lint qrows) {
+  return delcols_direct_lwork(m, p, nb) + long(nb) * nb + long(nb) * std::max<lint>(1, qrows);
 }
 // Reflectors per block: kNb, or fewer when there are fewer.
 lint delcols_nb(lint m, lint n, lint p, lint j0) {
@@ -388,7 +428,7 @@ long passes_lwork(lint s, lint rows, lint cols) {
 long qrupd_delcols_lwmin(lint m, lint n, lint p) { return long(p) + 2; }
 long qrupd_delcols_lwopt(bool wantq, lint m, lint n, lint p, lint j0) {
   const lint nb = delcols_nb(m, n, p, j0);
-  return wantq ? delcols_blocked_lwork(m, p, nb) : delcols_direct_lwork(m, p, nb);
+  return wantq ? delcols_blocked_lwork(m, p, nb, m) : delcols_direct_lwork(m, p, nb);
 }
 
 long qrupd_addcols_lwmin(lint m, lint n, lint p) { return addcols_direct_lwork(m, n, p, 1); }
@@ -413,13 +453,44 @@ long qrupd_refactor_lwork(lint mnew, lint nnew, lint mold, lint nold) {
   return std::max(long(std::max<lint>(1, std::min(mold, nold))) * kFormNb, householder_lwork(mnew, nnew, mnew));
 }
 
+// The economy form: Q's rows kEconRows at a time where a block of
+// reflectors or rotations multiplies them through a copy (a tall Q need not
+// fit the workspace).
+constexpr idx kEconRows = 4096;
+namespace {
+// Gram-Schmidt and the two thin QRs of the inserted block: W2 (N-by-P),
+// Ry1 (P-by-P), xGEQRT's T and its (or xLARFB's) workspace (kNb-by-P each).
+long addcols_econ_cgs_lwork(lint n, lint p) {
+  return std::max<long>(1, long(n) * p) + long(p) * p + 2L * kNb * p;
+}
+}  // namespace
+long qrupd_addcols_econ_lwmin(lint m, lint n, lint p) {
+  return std::max(addcols_econ_cgs_lwork(n, p), 2L * std::max<lint>(1, n));
+}
+long qrupd_addcols_econ_lwopt(lint m, lint n, lint p) {
+  return std::max(addcols_econ_cgs_lwork(n, p), passes_lwork(n, std::min<lint>(m, kEconRows), n + p));
+}
+long qrupd_delcols_econ_lwopt(bool wantq, lint m, lint n, lint p, lint j0) {
+  const lint nb = delcols_nb(n, n, p, j0);
+  return wantq ? delcols_blocked_lwork(n, p, nb, std::min<lint>(m, kEconRows)) : delcols_direct_lwork(n, p, nb);
+}
+// tau (N), the blocks' T (nb-by-N), the trailing update's (nb-by-N); with
+// Q, the (N+P)-by-N product of the reflectors.
+long qrupd_addrows_econ_lwork(bool wantq, lint m, lint n, lint p) {
+  const long n1 = std::max<lint>(1, n), nb = std::max<lint>(1, std::min<lint>(kNb, n));
+  return n1 + 2 * nb * n1 + (wantq ? n1 * n1 + long(p) * n1 : 0L);
+}
+
 // ---- delete columns --------------------------------------------------------
 
+namespace {
+// Deletes columns j0..j0+p-1 of the mr-by-n R (Q has qrows rows; blocked:
+// xLARFB on chunk rows of Q at a time, work delcols_blocked_lwork(mr, p, nb,
+// chunk); else directly, nb reflectors at a time).
 template <class T>
-void qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *work,
-                   long lwork) {
-  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_;
-  const idx nn = n - p;
+void delcols_kernel(bool wantq, idx mr, idx qrows, idx n, idx p, idx j0, T *q, idx ldq, T *r, idx ldr, T *work,
+                    bool blocked, idx nb, idx chunk) {
+  const idx m = mr, nn = n - p;
   // Close the gap: column c takes column c+p, whose rows below min(c+p, m-1)
   // are zero; R now has p subdiagonals from column j0 on.
   shift_columns(m, j0 + p, nn - j0, -p, r, ldr);
@@ -428,10 +499,8 @@ void qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint l
   // nb reflectors of length <= L at a time, v_i in V(i:, i) (V ldv-by-nb,
   // zeros below each v_i), applied to R's trailing columns column by column
   // (each stays in cache for all of them), and to Q directly or, blocked, as
-  // H = I - V*T*V^T by xLARFB.
+  // H = I - V*T*V^H by xLARFB.
   const idx L = p + 1;
-  const bool blocked = wantq && lwork >= qrupd_delcols_lwopt(true, m_, n_, p_, j0_);
-  const idx nb = blocked ? delcols_nb(m_, n_, p_, j0_) : pick_nb(lwork, [&](lint b) { return delcols_direct_lwork(m_, p_, b); });
   const idx ldv = std::min(nb + p, m);
   T *tau = work, *v = tau + nb;
   T *t = blocked ? v + ldv * nb : nullptr, *w = blocked ? t + nb * nb : nullptr;
@@ -452,14 +521,83 @@ void qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint l
     if (blocked) {
       const idx h = std::min(nr + p, m - c0);  // rows the block's reflectors touch
       blas::larft<T>(lint(h), lint(nr), v, lint(ldv), tau, t, lint(nb));
-      blas::larfb<T>('R', 'N', m_, lint(h), lint(nr), v, lint(ldv), t, lint(nb), q + c0 * ldq, ldq_, w, m_);
+      for (idx r0 = 0; r0 < qrows; r0 += chunk) {
+        const idx rows = std::min(chunk, qrows - r0);
+        blas::larfb<T>('R', 'N', lint(rows), lint(h), lint(nr), v, lint(ldv), t, lint(nb), q + r0 + c0 * ldq,
+                       lint(ldq), w, lint(rows));
+      }
     } else {
-      apply_right(m, q + c0 * ldq, ldq, nr, L, m - c0, v, ldv + 1, tau);
+      apply_right(qrows, q + c0 * ldq, ldq, nr, L, m - c0, v, ldv + 1, tau);
     }
   }
 }
+}  // namespace
+
+template <class T>
+void qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *work,
+                   long lwork) {
+  const bool blocked = wantq && lwork >= qrupd_delcols_lwopt(true, m_, n_, p_, j0_);
+  const idx nb = blocked ? delcols_nb(m_, n_, p_, j0_) : pick_nb(lwork, [&](lint b) { return delcols_direct_lwork(m_, p_, b); });
+  delcols_kernel(wantq, m_, m_, n_, p_, j0_, q, ldq_, r, ldr_, work, blocked, nb, std::max<idx>(1, m_));
+}
 
 // ---- add columns -----------------------------------------------------------
+
+namespace {
+// The Givens passes of adding columns, one per inserted column, bottom-up:
+// the inserted block (columns j0..j0+p-1 of the mr-by-(n+p) R) is full down
+// to row min(n+p, mr)-1 and upper triangular from row n on; the passes
+// reduce it, each adding at most one row of fill to the trailing (old)
+// columns, which had p rows of room, and multiply Q's columns (qrows rows)
+// from the right. nb passes at a time: generated on the inserted block,
+// then applied to the trailing columns and to Q, blocked (windows through
+// gemm, Q chunk rows at a time; work passes_lwork(min(mr, n), chunk, n+p))
+// or directly (work 2*nb*max(1, min(mr, n))). R's strictly lower part is
+// zero in columns j0.. on exit.
+template <class T>
+void addcols_passes(idx mr, idx qrows, idx n, idx p, idx j0, T *q, idx ldq, T *r, idx ldr, T *work, bool blocked,
+                    idx nb, idx chunk) {
+  const idx m = mr;
+  const idx S = std::max<idx>(1, std::min(m, n));
+  T *cs = work, *sn = cs + nb * S;
+  T *uw = blocked ? sn + nb * S : nullptr, *tmp = blocked ? uw + 4 * nb * nb : nullptr;
+  idx hi[kPasses], lo[kPasses];
+  for (idx i0 = 0; i0 < p; i0 += nb) {
+    const idx nt = std::min(nb, p - i0);
+    const Passes<T> ps{nt, lo, hi, cs, sn, S};
+    for (idx t = 0; t < nt; ++t) {
+      const idx col = j0 + i0 + t, bot = std::min(n + i0 + t, m - 1);
+      // A column at or past row m (M < N+P) has nothing below its diagonal:
+      // an empty pass at row m-1, so that no window reaches past Q's m
+      // columns (valgrind caught the gemm reading, and the copy writing,
+      // past Q when this pass ended at row `col`).
+      lo[t] = std::min(col, m - 1);
+      hi[t] = std::max(bot, lo[t]);
+      T *rc = r + col * ldr, *ct = cs + t * S, *st = sn + t * S;
+      for (idx k = bot; k > col; --k) {
+        T rr;
+        lartg(rc[k - 1], rc[k], ct[k - col - 1], st[k - col - 1], rr);
+        rc[k - 1] = rr;
+        rc[k] = 0;
+      }
+      for (idx c2 = col + 1; c2 < j0 + p; ++c2) rot_chain(r + c2 * ldr, ps, t, hi[t]);
+    }
+    // Old column j0+p+t2 has nonzeros in rows 0..j0+t2+i0 before these passes.
+    if (blocked) {
+      for_each_window(ps, uw, [&](idx c0, idx w, const T *uwin) {
+        mult_right(qrows, q + c0 * ldq, ldq, w, uwin, tmp, chunk);
+        const idx first = std::max(j0 + p, c0 + p - i0);
+        mult_left_t(n + p - first, r + c0 + first * ldr, ldr, w, uwin, tmp);
+      });
+    } else {
+      for (idx t2 = 0; t2 < n - j0; ++t2)
+        for (idx t = 0; t < nt; ++t) rot_chain(r + (j0 + p + t2) * ldr, ps, t, j0 + t2 + i0 + t + 1);
+      rot_right(qrows, q, ldq, ps);
+    }
+  }
+  zero_lower(m, n + p - j0, r + j0 * ldr, ldr, j0);
+}
+}  // namespace
 
 template <class T>
 void qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *u, lint ldu_, T *work,
@@ -467,8 +605,8 @@ void qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
   const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_;
   const bool blocked = lwork >= qrupd_addcols_lwopt(m_, n_, p_);
   shift_columns(m, j0, n - j0, p, r, ldr);  // open the gap
-  // The inserted block: Q^T*U.
-  blas::gemm<T>('T', 'N', m_, p_, m_, T(1), q, ldq_, u, ldu_, T(0), r + j0 * ldr, ldr_);
+  // The inserted block: Q^H*U.
+  blas::gemm<T>('C', 'N', m_, p_, m_, T(1), q, ldq_, u, ldu_, T(0), r + j0 * ldr, ldr_);
 
   // Rows n..m-1 are zero outside the block: a Householder QR of that part,
   // applied to Q's columns n..m-1.
@@ -497,52 +635,57 @@ void qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
     }
   }
 
-  // Givens passes, one per inserted column, bottom-up; each adds at most one
-  // row of fill to the trailing (old) columns, which had p rows of room.
-  // nb passes at a time: generated on the inserted block, then applied to
-  // the trailing columns and to Q, blocked or directly.
-  const idx S = std::max<idx>(1, std::min(m, n));
   const idx nb = blocked ? kPasses : pick_nb(lwork, [&](lint b) { return addcols_direct_lwork(m_, n_, p_, b); });
-  T *cs = rest, *sn = cs + nb * S;
-  T *uw = blocked ? sn + nb * S : nullptr, *tmp = blocked ? uw + 4 * nb * nb : nullptr;
-  idx hi[kPasses], lo[kPasses];
-  for (idx i0 = 0; i0 < p; i0 += nb) {
-    const idx nt = std::min(nb, p - i0);
-    const Passes<T> ps{nt, lo, hi, cs, sn, S};
-    for (idx t = 0; t < nt; ++t) {
-      const idx col = j0 + i0 + t, bot = std::min(n + i0 + t, m - 1);
-      // A column at or past row m (M < N+P) has nothing below its diagonal:
-      // an empty pass at row m-1, so that no window reaches past Q's m
-      // columns (valgrind caught the gemm reading, and the copy writing,
-      // past Q when this pass ended at row `col`).
-      lo[t] = std::min(col, m - 1);
-      hi[t] = std::max(bot, lo[t]);
-      T *rc = r + col * ldr, *ct = cs + t * S, *st = sn + t * S;
-      for (idx k = bot; k > col; --k) {
-        T rr;
-        lartg(rc[k - 1], rc[k], ct[k - col - 1], st[k - col - 1], rr);
-        rc[k - 1] = rr;
-        rc[k] = 0;
-      }
-      for (idx c2 = col + 1; c2 < j0 + p; ++c2) rot_chain(r + c2 * ldr, ps, t, hi[t]);
-    }
-    // Old column j0+p+t2 has nonzeros in rows 0..j0+t2+i0 before these passes.
-    if (blocked) {
-      for_each_window(ps, uw, [&](idx c0, idx w, const T *uwin) {
-        mult_right(m, q + c0 * ldq, ldq, w, uwin, tmp);
-        const idx first = std::max(j0 + p, c0 + p - i0);
-        mult_left_t(n + p - first, r + c0 + first * ldr, ldr, w, uwin, tmp);
-      });
-    } else {
-      for (idx t2 = 0; t2 < n - j0; ++t2)
-        for (idx t = 0; t < nt; ++t) rot_chain(r + (j0 + p + t2) * ldr, ps, t, j0 + t2 + i0 + t + 1);
-      rot_right(m, q, ldq, ps);
-    }
-  }
-  zero_lower(m, n + p - j0, r + j0 * ldr, ldr, j0);
+  addcols_passes(m, m, n, p, j0, q, ldq, r, ldr, rest, blocked, nb, std::max<idx>(1, m));
 }
 
 // ---- add rows --------------------------------------------------------------
+
+namespace {
+// Reflectors k0..k0+nr-1 of [R; U] (p new rows, n columns; reflector k
+// touches R's row k and U, whose column k becomes its v): generated (tau),
+// their compact-WY T (upper triangular, ldt >= nr), and
+// [R(k0:k0+nr-1, k0+nr:); U(:, k0+nr:)] <- H^H * [...] for
+// H = I - V*T*V^H, V = [I; U(:, k0:k0+nr-1)], through wr (ldt-by-n).
+template <class T> void addrows_block(idx n, idx p, idx k0, idx nr, T *r, idx ldr, T *u, idx ldu, T *tau, T *t, idx ldt, T *wr) {
+  const idx nb = ldt;
+  const lint p_ = lint(p), ldu_ = lint(ldu);
+  T *vu = u + k0 * ldu;
+  for (idx i = 0; i < nr; ++i) {
+    const idx k = k0 + i;
+    T *uk = u + k * ldu;
+    tau[i] = larfg(p + 1, r[k + k * ldr], uk);
+    if (tau[i] == T(0)) continue;
+    for (idx c = k + 1; c < k0 + nr; ++c) {
+      T *uc = u + c * ldu;
+      const T w = conj_of(tau[i]) * (r[k + c * ldr] + dot(p, uk, uc));
+      r[k + c * ldr] -= w;
+      axpy(p, -w, uk, uc);
+    }
+  }
+  // T (upper triangular), as xLARFT: T(0:i-1,i) = -tau_i*T(0:i-1,0:i-1)*V_u^H*v_i.
+  for (idx i = 0; i < nr; ++i) {
+    T *ti = t + i * nb;
+    for (idx jj = 0; jj < i; ++jj) ti[jj] = -tau[i] * dot(p, vu + jj * ldu, vu + i * ldu);
+    for (idx jj = 0; jj < i; ++jj) {
+      T s = 0;
+      for (idx l = jj; l < i; ++l) s += t[jj + l * nb] * ti[l];
+      ti[jj] = s;
+    }
+    ti[i] = tau[i];
+  }
+  const idx nc = n - k0 - nr;
+  if (nc > 0) {
+    T *rt = r + k0 + (k0 + nr) * ldr, *ut = u + (k0 + nr) * ldu;
+    for (idx c = 0; c < nc; ++c) std::copy(rt + c * ldr, rt + c * ldr + nr, wr + c * nb);
+    blas::gemm<T>('C', 'N', lint(nr), lint(nc), p_, T(1), vu, ldu_, ut, ldu_, T(1), wr, lint(nb));
+    blas::trmm<T>('L', 'U', 'C', 'N', lint(nr), lint(nc), T(1), t, lint(nb), wr, lint(nb));
+    for (idx c = 0; c < nc; ++c)
+      for (idx i = 0; i < nr; ++i) rt[i + c * ldr] -= wr[i + c * nb];
+    blas::gemm<T>('N', 'N', p_, lint(nc), lint(nr), T(-1), vu, ldu_, wr, lint(nb), T(1), ut, ldu_);
+  }
+}
+}  // namespace
 
 template <class T>
 void qrupd_addrows(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *u,
@@ -571,39 +714,7 @@ void qrupd_addrows(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint l
   for (idx k0 = 0; k0 < k1; k0 += nb) {
     const idx nr = std::min(nb, k1 - k0);
     T *vu = u + k0 * ldu;
-    for (idx i = 0; i < nr; ++i) {
-      const idx k = k0 + i;
-      T *uk = u + k * ldu;
-      tau[i] = larfg(p + 1, r[k + k * ldr], uk);
-      if (tau[i] == 0) continue;
-      for (idx c = k + 1; c < k0 + nr; ++c) {
-        T *uc = u + c * ldu;
-        const T w = tau[i] * (r[k + c * ldr] + dot(p, uk, uc));
-        r[k + c * ldr] -= w;
-        axpy(p, -w, uk, uc);
-      }
-    }
-    // T (upper triangular), as xLARFT: T(0:i-1,i) = -tau_i*T(0:i-1,0:i-1)*V_u^T*v_i.
-    for (idx i = 0; i < nr; ++i) {
-      T *ti = t + i * nb;
-      for (idx jj = 0; jj < i; ++jj) ti[jj] = -tau[i] * dot(p, vu + jj * ldu, vu + i * ldu);
-      for (idx jj = 0; jj < i; ++jj) {
-        T s = 0;
-        for (idx l = jj; l < i; ++l) s += t[jj + l * nb] * ti[l];
-        ti[jj] = s;
-      }
-      ti[i] = tau[i];
-    }
-    const idx nc = n - k0 - nr;
-    if (nc > 0) {  // [R(k0:k0+nr-1, k0+nr:); U(:, k0+nr:)] <- H^T * [...]
-      T *rt = r + k0 + (k0 + nr) * ldr, *ut = u + (k0 + nr) * ldu;
-      for (idx c = 0; c < nc; ++c) std::copy(rt + c * ldr, rt + c * ldr + nr, wr + c * nb);
-      blas::gemm<T>('T', 'N', lint(nr), lint(nc), p_, T(1), vu, ldu_, ut, ldu_, T(1), wr, lint(nb));
-      blas::trmm<T>('L', 'U', 'T', 'N', lint(nr), lint(nc), T(1), t, lint(nb), wr, lint(nb));
-      for (idx c = 0; c < nc; ++c)
-        for (idx i = 0; i < nr; ++i) rt[i + c * ldr] -= wr[i + c * nb];
-      blas::gemm<T>('N', 'N', p_, lint(nc), lint(nr), T(-1), vu, ldu_, wr, lint(nb), T(1), ut, ldu_);
-    }
+    addrows_block(n, p, k0, nr, r, ldr, u, ldu, tau, t, nb, wr);
     if (wantq) {  // Q(:, [k0:k0+nr-1, m:m+p-1]) <- Q(:, ...) * H
       T *qk = q + k0 * ldq, *qm = q + m * ldq;
       for (idx c = 0; c < nr; ++c) std::copy(qk + c * ldq, qk + c * ldq + mp, wq + c * mp);
@@ -611,7 +722,7 @@ void qrupd_addrows(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint l
       blas::trmm<T>('R', 'U', 'N', 'N', lint(mp), lint(nr), T(1), t, lint(nb), wq, lint(mp));
       for (idx c = 0; c < nr; ++c)
         for (idx i = 0; i < mp; ++i) qk[i + c * ldq] -= wq[i + c * mp];
-      blas::gemm<T>('N', 'T', lint(mp), p_, lint(nr), T(-1), wq, lint(mp), vu, ldu_, T(1), qm, ldq_);
+      blas::gemm<T>('N', 'C', lint(mp), p_, lint(nr), T(-1), wq, lint(mp), vu, ldu_, T(1), qm, ldq_);
     }
   }
   // m < n: U(:, m:n-1) is what is left; its QR gives rows m..m+p-1 of R.
@@ -624,7 +735,7 @@ void qrupd_addrows(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint l
       const idx c = m + i, len = p - i;
       T *d = u + i + c * ldu;
       T tau_i = larfg(len, d[0], d + 1);
-      if (tau_i == 0) continue;
+      if (tau_i == T(0)) continue;
       const T b = d[0];
       d[0] = 1;
       apply_left(idx(1), len, len, d, idx(0), &tau_i, d + ldu, ldu, n - c - 1);
@@ -665,8 +776,9 @@ void qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
       for (idx k = m - 1; k > i; --k) {
         T *a = q + qi + (k - 1) * ldq, *b = a + ldq;
         T c, s, rr;
-        lartg(*a, *b, c, s, rr);
-        *a = rr;
+        // From the right: c*a + conj(s)*b = rr, c*b - s*a = 0.
+        lartg(conj_of(*a), conj_of(*b), c, s, rr);
+        *a = conj_of(rr);
         *b = 0;
         ct[k - i - 1] = c;
         st[k - i - 1] = s;
@@ -699,6 +811,124 @@ void qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
   for (idx c = 0; c < n; ++c) {
     T *rc = r + c * ldr;
     for (idx i = 0; i < mn; ++i) rc[i] = i <= c ? rc[i + p] : T(0);
+  }
+}
+
+// ---- the economy form ------------------------------------------------------
+
+namespace {
+// The thin QR of the m-by-k a (m >= k >= 1) by xGEQRT: R in a's upper
+// triangle, the m-by-k Q with orthonormal columns in qo. t: kNb-by-k;
+// work: kNb*k.
+template <class T> void thin_qr(idx m, idx k, T *a, idx lda, T *t, T *qo, idx ldqo, T *work) {
+  householder_qr(m, k, a, lda, t, work);
+  for (idx c = 0; c < k; ++c) {
+    std::fill(qo + c * ldqo, qo + c * ldqo + m, T(0));
+    qo[c + c * ldqo] = 1;
+  }
+  for (idx i0 = (k - 1) / kNb * kNb; i0 >= 0; i0 -= kNb)
+    blas::larfb<T>('L', 'N', lint(m - i0), lint(k - i0), lint(std::min(kNb, k - i0)), a + i0 + i0 * lda, lint(lda),
+                   t + i0 * kNb, lint(kNb), qo + i0 + i0 * ldqo, lint(ldqo), work, lint(k - i0));
+}
+}  // namespace
+
+template <class T>
+void qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *u, lint ldu_,
+                        T *work, long lwork) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_, np = n + p;
+  shift_columns(np, j0, n - j0, p, r, ldr);  // open the gap; R has n+p rows now
+  T *blk = r + j0 * ldr, *qn = q + n * ldq;    // the inserted block, Q's new columns
+  T *w2 = work, *ry1 = w2 + std::max<idx>(1, n * p), *t = ry1 + p * p, *gw = t + kNb * p;
+  // Block classical Gram-Schmidt run twice ("twice is enough"; BCGS2,
+  // Barlow & Smoktunowicz 2013): W1 = Q^H*U, Y = U - Q*W1 = Qy*Ry1,
+  // W2 = Q^H*Qy, Z = Qy - Q*W2 = Qn*Ry2 (Householder QRs), so that
+  // [Q U] = [Q Qn] * [I, W1 + W2*Ry1; 0, Ry2*Ry1], Qn orthogonal to Q to
+  // working precision when U is nearly in Q's range. Where the second pass
+  // still cancels (a diagonal entry of Ry2 below 1/2, as Kahan's criterion:
+  // U's columns in Q's range up to rounding, or dependent among themselves,
+  // and M - N small), Qn is projected again, at most twice more.
+  if (n > 0) {
+    blas::gemm<T>('C', 'N', lint(n), lint(p), m_, T(1), q, ldq_, u, ldu_, T(0), blk, ldr_);
+    blas::gemm<T>('N', 'N', m_, lint(p), lint(n), T(-1), q, ldq_, blk, ldr_, T(1), u, ldu_);
+  }
+  thin_qr(m, p, u, ldu, t, qn, ldq, gw);
+  T *racc = ry1;  // the product of the passes' triangles, P-by-P
+  for (idx c = 0; c < p; ++c)
+    for (idx i = 0; i < p; ++i) racc[i + c * p] = i <= c ? u[i + c * ldu] : T(0);
+  for (int pass = 2; n > 0 && pass <= 4; ++pass) {
+    blas::gemm<T>('C', 'N', lint(n), lint(p), m_, T(1), q, ldq_, qn, ldq_, T(0), w2, lint(n));
+    blas::gemm<T>('N', 'N', m_, lint(p), lint(n), T(-1), q, ldq_, w2, lint(n), T(1), qn, ldq_);
+    blas::trmm<T>('R', 'U', 'N', 'N', lint(n), lint(p), T(1), racc, lint(p), w2, lint(n));
+    for (idx c = 0; c < p; ++c)
+      for (idx i = 0; i < n; ++i) blk[i + c * ldr] += w2[i + c * n];
+    for (idx c = 0; c < p; ++c) std::copy(qn + c * ldq, qn + c * ldq + m, u + c * ldu);
+    thin_qr(m, p, u, ldu, t, qn, ldq, gw);
+    blas::trmm<T>('L', 'U', 'N', 'N', lint(p), lint(p), T(1), u, ldu_, racc, lint(p));
+    bool cancelled = false;
+    for (idx i = 0; i < p; ++i) cancelled = cancelled || !(std::abs(u[i + i * ldu]) >= real_of<T>(0.5));
+    if (!cancelled) break;
+  }
+  T *r22 = blk + n;
+  for (idx c = 0; c < p; ++c)
+    for (idx i = 0; i < p; ++i) r22[i + c * ldr] = i <= c ? racc[i + c * p] : T(0);
+  // R is now upper triangular but for the inserted block (full down to row
+  // n+p-1, upper triangular from row n): the Givens passes of the full
+  // form, on R's n+p rows and Q's n+p columns.
+  const bool blocked = lwork >= qrupd_addcols_econ_lwopt(m_, n_, p_);
+  const idx S = std::max<idx>(1, n);
+  const idx nb = blocked ? kPasses : std::max<idx>(1, std::min<idx>(kPasses, lwork / (2 * S)));
+  addcols_passes(np, m, n, p, j0, q, ldq, r, ldr, work, blocked, nb, std::min(m, kEconRows));
+  zero_lower(np, j0, r, ldr);
+}
+
+template <class T>
+void qrupd_delcols_econ(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *work,
+                        long lwork) {
+  const bool blocked = wantq && lwork >= qrupd_delcols_econ_lwopt(true, m_, n_, p_, j0_);
+  const idx nb = blocked ? delcols_nb(n_, n_, p_, j0_)
+                         : pick_nb(lwork, [&](lint b) { return delcols_direct_lwork(n_, p_, b); });
+  delcols_kernel(wantq, n_, m_, n_, p_, j0_, q, ldq_, r, ldr_, work, blocked, nb, std::min<idx>(m_, kEconRows));
+}
+
+template <class T>
+void qrupd_addrows_econ(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *u,
+                        lint ldu_, T *work) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_;
+  const idx nb = std::max<idx>(1, std::min(kNb, n));
+  T *tau = work, *tall = tau + n, *wr = tall + nb * n;
+  zero_lower(n, n, r, ldr);
+  // The QR of [R; U] (N+P)-by-N, reflector k on R's row k and U's P rows,
+  // in blocks of nb; U keeps the reflectors, tall their T's.
+  for (idx k0 = 0; k0 < n; k0 += nb)
+    addrows_block(n, p, k0, std::min(nb, n - k0), r, ldr, u, ldu, tau + k0, tall + k0 * nb, nb, wr);
+  if (!wantq) return;
+  // The new Q is P*[Q 0; 0 I]*H(1)...H(N)*[I; 0] (P moves the new rows to
+  // J): with G = H(1)...H(N)*[I; 0] = [Gt; Gb], Gt N-by-N upper triangular
+  // and Gb P-by-N, it is Q*Gt with the rows Gb inserted at J. G is formed
+  // from the blocks, last to first, each on columns k0.. only (the others
+  // are still e_j there).
+  T *gt = wr + nb * n, *gb = gt + n * n;
+  for (idx c = 0; c < n; ++c) {
+    std::fill(gt + c * n, gt + (c + 1) * n, T(0));
+    gt[c + c * n] = 1;
+    std::fill(gb + c * p, gb + (c + 1) * p, T(0));
+  }
+  for (idx k0 = (n - 1) / nb * nb; k0 >= 0; k0 -= nb) {
+    const idx nr = std::min(nb, n - k0), nc = n - k0;
+    const T *vu = u + k0 * ldu, *tk = tall + k0 * nb;
+    T *gtk = gt + k0 + k0 * n, *gbk = gb + k0 * p;
+    for (idx c = 0; c < nc; ++c) std::copy(gtk + c * n, gtk + c * n + nr, wr + c * nb);
+    blas::gemm<T>('C', 'N', lint(nr), lint(nc), p_, T(1), vu, ldu_, gbk, p_, T(1), wr, lint(nb));
+    blas::trmm<T>('L', 'U', 'N', 'N', lint(nr), lint(nc), T(1), tk, lint(nb), wr, lint(nb));
+    for (idx c = 0; c < nc; ++c)
+      for (idx i = 0; i < nr; ++i) gtk[i + c * n] -= wr[i + c * nb];
+    blas::gemm<T>('N', 'N', p_, lint(nc), lint(nr), T(-1), vu, ldu_, wr, lint(nb), T(1), gbk, p_);
+  }
+  if (m > 0) blas::trmm<T>('R', 'U', 'N', 'N', m_, n_, T(1), gt, n_, q, ldq_);
+  for (idx c = 0; c < n; ++c) {
+    T *qc = q + c * ldq;
+    std::copy_backward(qc + j0, qc + m, qc + m + p);
+    for (idx i = 0; i < p; ++i) qc[j0 + i] = gb[i + c * p];
   }
 }
 
@@ -773,24 +1003,21 @@ void qrupd_delrows_refactor(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_
 
 // ---- instantiations --------------------------------------------------------
 
-template void qrupd_delcols<float>(bool, lint, lint, lint, lint, float *, lint, float *, lint, float *, long);
-template void qrupd_addcols<float>(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint, float *, long);
-template void qrupd_addrows<float>(bool, lint, lint, lint, lint, float *, lint, float *, lint, float *, lint, float *, long);
-template void qrupd_delrows<float>(lint, lint, lint, lint, float *, lint, float *, lint, float *, long);
-template void qrupd_addcols_refactor<float>(lint, lint, lint, lint, float *, lint, float *, lint, const float *, lint,
-                                           float *);
-template void qrupd_addrows_refactor<float>(lint, lint, lint, lint, float *, lint, float *, lint, const float *, lint,
-                                           float *);
-template void qrupd_delrows_refactor<float>(lint, lint, lint, lint, float *, lint, float *, lint, float *);
-
-template void qrupd_delcols<double>(bool, lint, lint, lint, lint, double *, lint, double *, lint, double *, long);
-template void qrupd_addcols<double>(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint, double *, long);
-template void qrupd_addrows<double>(bool, lint, lint, lint, lint, double *, lint, double *, lint, double *, lint, double *, long);
-template void qrupd_delrows<double>(lint, lint, lint, lint, double *, lint, double *, lint, double *, long);
-template void qrupd_addcols_refactor<double>(lint, lint, lint, lint, double *, lint, double *, lint, const double *, lint,
-                                           double *);
-template void qrupd_addrows_refactor<double>(lint, lint, lint, lint, double *, lint, double *, lint, const double *, lint,
-                                           double *);
-template void qrupd_delrows_refactor<double>(lint, lint, lint, lint, double *, lint, double *, lint, double *);
+#define HQR_INSTANTIATE(T)                                                                                      \
+  template void qrupd_delcols<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, long);               \
+  template void qrupd_addcols<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *, long);          \
+  template void qrupd_addrows<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *, long);    \
+  template void qrupd_delrows<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *, long);                     \
+  template void qrupd_addcols_refactor<T>(lint, lint, lint, lint, T *, lint, T *, lint, const T *, lint, T *); \
+  template void qrupd_addrows_refactor<T>(lint, lint, lint, lint, T *, lint, T *, lint, const T *, lint, T *); \
+  template void qrupd_delrows_refactor<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *);                  \
+  template void qrupd_addcols_econ<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *, long);     \
+  template void qrupd_delcols_econ<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, long);          \
+  template void qrupd_addrows_econ<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
 
 }  // namespace hqr::cpu

@@ -1,6 +1,7 @@
 // CPU kernels of the QR-updating routines (xQRUPD_*): given A = Q*R (Q
-// M-by-M orthogonal, R M-by-N upper trapezoidal), the factors of A with
-// columns or rows added or deleted.
+// M-by-M orthogonal, or unitary for c and z; R M-by-N upper trapezoidal),
+// the factors of A with columns or rows added or deleted. One template for
+// s, d, c, z: Q^H where the real routines read Q^T.
 //
 // Updates, after Hammarling & Lucas (2008) and Andrew & Dingle (2014):
 //   delcols  short Householder reflectors (length <= P+1) on R's band;
@@ -74,5 +75,39 @@ void qrupd_addrows_refactor(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *
                             T *work);
 template <class T>
 void qrupd_delrows_refactor(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *work);
+
+// The economy form (Q m-by-n with orthonormal columns, R n-by-n, m >= n):
+//   addcols  block Gram-Schmidt twice against Q, each pass followed by a
+//            thin Householder QR, gives Q's p new columns (orthogonal to Q
+//            even for new columns nearly in its range; a third and fourth
+//            pass where the second still cancels), then addcols' Givens
+//            passes on R's n+p rows and Q's n+p columns (m >= n+p);
+//   delcols  delcols' reflectors on R's n rows, applied to Q's m rows;
+//   addrows  addrows' reflectors on [R; U] (R's n rows), then the new Q
+//            from the product of the reflectors' first n columns, Q*Gt
+//            (xTRMM) with the new rows Gb inserted: never the (m+p)-by-p
+//            columns the full form carries.
+// Q's rows go through copies kEconRows at a time. addcols and delcols
+// run blocked from their *_lwopt on, directly down to *_lwmin; addrows
+// takes qrupd_addrows_econ_lwork.
+long qrupd_addcols_econ_lwmin(lint m, lint n, lint p);
+long qrupd_addcols_econ_lwopt(lint m, lint n, lint p);
+long qrupd_delcols_econ_lwopt(bool wantq, lint m, lint n, lint p, lint j0);
+long qrupd_addrows_econ_lwork(bool wantq, lint m, lint n, lint p);
+
+// Insert the p columns of u (m-by-p, destroyed) before column j0; q has room
+// for n+p columns, r for n+p rows and columns (m >= n+p, p >= 1).
+template <class T>
+void qrupd_addcols_econ(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu, T *work,
+                        long lwork);
+// Delete columns j0..j0+p-1 (p >= 1): r(1:n-p,1:n-p), with wantq q(1:m,1:n-p).
+template <class T>
+void qrupd_delcols_econ(bool wantq, lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *work,
+                        long lwork);
+// Insert the p rows of u (p-by-n, destroyed) before row j0 (n, p >= 1);
+// with wantq q (ldq >= m+p) is m-by-n on entry, (m+p)-by-n on exit.
+template <class T>
+void qrupd_addrows_econ(bool wantq, lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu,
+                        T *work);
 
 }  // namespace hqr::cpu

@@ -1,4 +1,4 @@
-// xQRUPD_ADDCOLS, xQRUPD_DELCOLS, xQRUPD_ADDROWS, xQRUPD_DELROWS (s, d):
+// xQRUPD_ADDCOLS, xQRUPD_DELCOLS, xQRUPD_ADDROWS, xQRUPD_DELROWS (s, d, c, z):
 // the full QR factorization A = Q*R after columns or rows of A are added or
 // deleted. The ABI is fixed (shared/SPEC.md, "QR-updating ABI"); ABI.md
 // section 5 documents each routine as a LAPACK header does. This file checks
@@ -32,6 +32,11 @@
 // update disturbs (qrupd_gpu.cu), all of Q in and its changed columns out,
 // where that beats the CPU's estimate (update or refactor, whichever it
 // would run); adding rows with Q likewise (a dense QR of [R; U]).
+//
+// c and z (Q unitary, conjugate transposes where s and d transpose): one
+// template with the real routines, the same checks and update-or-refactor
+// choice; the GPU side is real-only for now, so c and z always run on the
+// CPU (HQR_VERBOSE: "GPU path for c/z: not yet"; ABI.md section 5).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -40,15 +45,11 @@
 #include "cpu/qrupd.hpp"
 #include "cuda/gpu.hpp"
 #include "dispatch.hpp"
+#include "lwork.hpp"
 #include "trace.hpp"
 
 namespace hqr {
 namespace {
-
-// LWORK check shared by the four routines: sets *info = -pos when too small.
-void check_lwork(const lint *lwork, long lwmin, lint pos, lint *info) {
-  if (*info == 0 && *lwork != -1 && *lwork < lwmin) *info = -pos;
-}
 
 // ---- cost model: operation counts (multiplications + additions) ------------
 
@@ -90,14 +91,6 @@ double addrows_flops(bool wantq, double m, double n, double p) {
 // P Givens passes over Q's columns and R's rows.
 double delrows_flops(double m, double n, double p) { return p * (6 * m * m + 3 * m * n); }
 
-// WORK(1) = lwork as a real, rounded up so that reading it back never gives
-// less than lwork (LAPACK's xROUNDUP_LWORK).
-template <class T> T lwork_value(long lwork) {
-  T w = T(lwork);
-  if (long(w) < lwork) w = std::nextafter(w, std::numeric_limits<T>::infinity());
-  return w;
-}
-
 char jobq_char(const char *jobq) { return lsame(jobq, 'U') ? 'U' : 'N'; }
 
 // The path of one call: refactor when the model prefers it and LWORK allows.
@@ -121,7 +114,8 @@ struct GpuChoice {
   bool gpu;
   const char *why;  // why the CPU runs
 };
-GpuChoice gpu_choice(long size, double t_cpu, double t_gpu) {
+template <class T> GpuChoice gpu_choice(long size, double t_cpu, double t_gpu) {
+  if (is_complex<T>) return {false, "GPU path for c/z: not yet"};
   const long forced = config::gpu_min_n();
   if (forced >= 0) {
     if (size < forced) return {false, "below HQR_GPU_MIN_N"};
@@ -248,11 +242,12 @@ void qrupd_addcols(const lint *m, const lint *n, const lint *p, const lint *j, T
   Trace trace(name, flops);
   trace.args("m=%ld n=%ld p=%ld j=%ld", long(*m), long(*n), long(*p), long(*j));
   const double rate = pl.refactor || *lwork >= cpu::qrupd_addcols_lwopt(*m, *n, *p) ? kCpuBlocked : kCpuDirect;
-  GpuChoice g = gpu_choice(std::max(*m, *n + *p), cpu_time(flops, rate, 0),
+  GpuChoice g = gpu_choice<T>(std::max(*m, *n + *p), cpu_time(flops, rate, 0),
                            addcols_gpu_time(sizeof(T), *m, *n, *p, *j - 1));
-  if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
-                    [&] { return gpu::qrupd_addcols(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
-    return;
+  if constexpr (!is_complex<T>)  // the GPU update is real-only: c, z run on the CPU
+    if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
+                      [&] { return gpu::qrupd_addcols(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
+      return;
   trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_addcols_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work);
@@ -302,12 +297,13 @@ void qrupd_delcols(const char *jobq, const lint *m, const lint *n, const lint *p
     const double bytes = sizeof(T) * (wc * (hr + *p) + (wantq ? 2.0 * *m * hr : 0.0));
     const bool blocked = *lwork >= cpu::qrupd_delcols_lwopt(wantq, *m, *n, *p, *j - 1);
     const double zero = sizeof(T) * wc * std::max(0.0, double(*m) - rend);
-    g = gpu_choice(std::max(*m, *n), cpu_time(flops, wantq && blocked ? kCpuBlocked : kCpuDirect, zero),
+    g = gpu_choice<T>(std::max(*m, *n), cpu_time(flops, wantq && blocked ? kCpuBlocked : kCpuDirect, zero),
                    gpu_time(bytes, std::min(hr, wc), flops, zero));
   }
-  if (ran_on_gpu<T>(g, trace, work, lwopt,
-                    [&] { return gpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr); }))
-    return;
+  if constexpr (!is_complex<T>)  // the GPU update is real-only: c, z run on the CPU
+    if (ran_on_gpu<T>(g, trace, work, lwopt,
+                      [&] { return gpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr); }))
+      return;
   trace.path(path_name(false), g.why);
   cpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, work, *lwork);
   work[0] = lwork_value<T>(lwopt);
@@ -360,18 +356,20 @@ void qrupd_addrows(const char *jobq, const lint *m, const lint *n, const lint *p
   GpuChoice g{false, "nothing left"};
   if (wantq && *m > 0 && *n > 0) {
     const double rate = pl.refactor || *lwork >= cpu::qrupd_addrows_lwopt(wantq, *m, *n, *p) ? kCpuBlocked : kCpuDirect;
-    g = gpu_choice(std::max(*m + *p, *n), cpu_time(flops, rate, 0), addrows_q_gpu_time(sizeof(T), *m, *n, *p));
-    if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
-                      [&] { return gpu::qrupd_addrows_q(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
-      return;
+    g = gpu_choice<T>(std::max(*m + *p, *n), cpu_time(flops, rate, 0), addrows_q_gpu_time(sizeof(T), *m, *n, *p));
+    if constexpr (!is_complex<T>)  // the GPU update is real-only: c, z run on the CPU
+      if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
+                        [&] { return gpu::qrupd_addrows_q(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
+        return;
   } else if (!wantq && !pl.refactor && *n > 0) {  // the device: the dense QR of [R(0:k, :); U]
     const double k = std::min(*m, *n), kp = k + *p;
     const double bytes = sizeof(T) * ((k * *n - k * k / 2) + double(*p) * *n + (kp * *n - kp * kp / 2));
     const double zero = sizeof(T) * double(*n) * std::max(0.0, double(*m) + *p - k);
-    g = gpu_choice(std::max(*m + *p, *n), cpu_time(flops, kCpuBlocked, zero),
+    g = gpu_choice<T>(std::max(*m + *p, *n), cpu_time(flops, kCpuBlocked, zero),
                    gpu_dense_time(bytes, geqrf_flops(kp, *n), 1) + zero / kGpuZero);
   }
-  if (ran_on_gpu<T>(g, trace, work, pl.lwopt, [&] { return gpu::qrupd_addrows(*m, *n, *p, r, *ldr, u, *ldu); })) return;
+  if constexpr (!is_complex<T>)  // the GPU update is real-only: c, z run on the CPU
+    if (ran_on_gpu<T>(g, trace, work, pl.lwopt, [&] { return gpu::qrupd_addrows(*m, *n, *p, r, *ldr, u, *ldu); })) return;
   trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_addrows_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work);
@@ -420,11 +418,12 @@ void qrupd_delrows(const lint *m, const lint *n, const lint *p, const lint *j, T
   GpuChoice g{false, "nothing left"};
   if (*m > *p) {
     const double rate = pl.refactor || *lwork >= cpu::qrupd_delrows_lwopt(*m, *n, *p) ? kCpuBlocked : kCpuDirect;
-    g = gpu_choice(std::max(*m, *n), cpu_time(flops, rate, 0), delrows_gpu_time(sizeof(T), *m, *n, *p));
+    g = gpu_choice<T>(std::max(*m, *n), cpu_time(flops, rate, 0), delrows_gpu_time(sizeof(T), *m, *n, *p));
   }
-  if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
-                    [&] { return gpu::qrupd_delrows(*m, *n, *p, *j - 1, q, *ldq, r, *ldr); }))
-    return;
+  if constexpr (!is_complex<T>)  // the GPU update is real-only: c, z run on the CPU
+    if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
+                      [&] { return gpu::qrupd_delrows(*m, *n, *p, *j - 1, q, *ldq, r, *ldr); }))
+      return;
   trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_delrows_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, work);
@@ -476,5 +475,51 @@ void dqrupd_delrows_(const lapack_int *m, const lapack_int *n, const lapack_int 
                      const lapack_int *ldq, double *r, const lapack_int *ldr, double *work, const lapack_int *lwork,
                      lapack_int *info) {
   hqr::qrupd_delrows(m, n, p, j, q, ldq, r, ldr, work, lwork, info);
+}
+void cqrupd_addcols_(const lapack_int *m, const lapack_int *n, const lapack_int *p, const lapack_int *j,
+                     lapack_complex_float *q, const lapack_int *ldq, lapack_complex_float *r, const lapack_int *ldr,
+                     lapack_complex_float *u, const lapack_int *ldu, lapack_complex_float *work,
+                     const lapack_int *lwork, lapack_int *info) {
+  hqr::qrupd_addcols(m, n, p, j, hqr::cx(q), ldq, hqr::cx(r), ldr, hqr::cx(u), ldu, hqr::cx(work), lwork, info);
+}
+void zqrupd_addcols_(const lapack_int *m, const lapack_int *n, const lapack_int *p, const lapack_int *j,
+                     lapack_complex_double *q, const lapack_int *ldq, lapack_complex_double *r, const lapack_int *ldr,
+                     lapack_complex_double *u, const lapack_int *ldu, lapack_complex_double *work,
+                     const lapack_int *lwork, lapack_int *info) {
+  hqr::qrupd_addcols(m, n, p, j, hqr::cx(q), ldq, hqr::cx(r), ldr, hqr::cx(u), ldu, hqr::cx(work), lwork, info);
+}
+void cqrupd_delcols_(const char *jobq, const lapack_int *m, const lapack_int *n, const lapack_int *p,
+                     const lapack_int *j, lapack_complex_float *q, const lapack_int *ldq, lapack_complex_float *r,
+                     const lapack_int *ldr, lapack_complex_float *work, const lapack_int *lwork, lapack_int *info,
+                     size_t) {
+  hqr::qrupd_delcols(jobq, m, n, p, j, hqr::cx(q), ldq, hqr::cx(r), ldr, hqr::cx(work), lwork, info);
+}
+void zqrupd_delcols_(const char *jobq, const lapack_int *m, const lapack_int *n, const lapack_int *p,
+                     const lapack_int *j, lapack_complex_double *q, const lapack_int *ldq, lapack_complex_double *r,
+                     const lapack_int *ldr, lapack_complex_double *work, const lapack_int *lwork, lapack_int *info,
+                     size_t) {
+  hqr::qrupd_delcols(jobq, m, n, p, j, hqr::cx(q), ldq, hqr::cx(r), ldr, hqr::cx(work), lwork, info);
+}
+void cqrupd_addrows_(const char *jobq, const lapack_int *m, const lapack_int *n, const lapack_int *p,
+                     const lapack_int *j, lapack_complex_float *q, const lapack_int *ldq, lapack_complex_float *r,
+                     const lapack_int *ldr, lapack_complex_float *u, const lapack_int *ldu, lapack_complex_float *work,
+                     const lapack_int *lwork, lapack_int *info, size_t) {
+  hqr::qrupd_addrows(jobq, m, n, p, j, hqr::cx(q), ldq, hqr::cx(r), ldr, hqr::cx(u), ldu, hqr::cx(work), lwork, info);
+}
+void zqrupd_addrows_(const char *jobq, const lapack_int *m, const lapack_int *n, const lapack_int *p,
+                     const lapack_int *j, lapack_complex_double *q, const lapack_int *ldq, lapack_complex_double *r,
+                     const lapack_int *ldr, lapack_complex_double *u, const lapack_int *ldu,
+                     lapack_complex_double *work, const lapack_int *lwork, lapack_int *info, size_t) {
+  hqr::qrupd_addrows(jobq, m, n, p, j, hqr::cx(q), ldq, hqr::cx(r), ldr, hqr::cx(u), ldu, hqr::cx(work), lwork, info);
+}
+void cqrupd_delrows_(const lapack_int *m, const lapack_int *n, const lapack_int *p, const lapack_int *j,
+                     lapack_complex_float *q, const lapack_int *ldq, lapack_complex_float *r, const lapack_int *ldr,
+                     lapack_complex_float *work, const lapack_int *lwork, lapack_int *info) {
+  hqr::qrupd_delrows(m, n, p, j, hqr::cx(q), ldq, hqr::cx(r), ldr, hqr::cx(work), lwork, info);
+}
+void zqrupd_delrows_(const lapack_int *m, const lapack_int *n, const lapack_int *p, const lapack_int *j,
+                     lapack_complex_double *q, const lapack_int *ldq, lapack_complex_double *r, const lapack_int *ldr,
+                     lapack_complex_double *work, const lapack_int *lwork, lapack_int *info) {
+  hqr::qrupd_delrows(m, n, p, j, hqr::cx(q), ldq, hqr::cx(r), ldr, hqr::cx(work), lwork, info);
 }
 }

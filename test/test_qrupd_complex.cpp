@@ -1,0 +1,384 @@
+// cQRUPD_* and zQRUPD_* (the full-Q updates, Q unitary): the updated
+// factors checked on products (qrupd_testing.hpp) against the explicitly
+// updated matrix, with random complex data (nonzero imaginary parts
+// everywhere) fresh every run: J at both ends and inside, P = 0, P = 1,
+// M = N+P, M < N, shapes past the block sizes, the minimum and the queried
+// LWORK (direct and blocked kernels), the refactoring path, padding that
+// must survive, every illegal argument in order, and 200 alternating
+// updates without drift. The GPU update is real-only: c and z say so
+// under HQR_VERBOSE and run on the CPU.
+#include <unistd.h>
+
+#include "qrupd_testing.hpp"
+
+namespace {
+
+using namespace qrupd_testing;
+using testing::lint;
+using testing::Matrix;
+
+// ---- one update of a random matrix --------------------------------------------
+
+template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, bool opt) {
+  char ctx[96];
+  std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_ADDCOLS"), int(m), int(n),
+                int(p), int(j), int(pad), opt ? "opt" : "min");
+  Matrix<T> a = testing::random_matrix<T>(m, n), u0 = testing::random_matrix<T>(m, p);
+  Factors<T> f = factor(a, m, m + pad, m, m + pad, n + p + 1);
+  Matrix<T> u = random_storage<T>(std::max<lint>(1, m + pad), p);
+  for (lint c = 0; c < p; ++c)
+    for (lint i = 0; i < m; ++i) u(i, c) = u0(i, c);
+  scribble_lower(f.r, m, n, 0);
+  const Factors<T> f0 = f;
+  auto call = [&](lint lwork, T *w) {
+    return addcols<T>(m, n, p, j, f.q.ptr(), f.q.ld, f.r.ptr(), f.r.ld, u.ptr(), u.ld, w, lwork);
+  };
+  std::vector<T> w = workspace<T>(call, opt, lwmin_addcols(m, n, p));
+  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  check_qr(f.q, f.r, m, insert_cols(a, u0, j - 1), ctx, j - 1);
+  assert_rows_kept(f.q, f0.q, m, m, ctx);
+  assert_rows_kept(f.r, f0.r, m, n + p + 1, ctx);
+  for (lint i = 0; i < f.r.ld; ++i)  // the column after the new R
+    assert_true(std::memcmp(&f.r(i, n + p), &f0.r(i, n + p), sizeof(T)) == 0);
+}
+
+template <class T> void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, bool opt) {
+  char ctx[96];
+  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELCOLS"), jobq,
+                int(m), int(n), int(p), int(j), int(pad), opt ? "opt" : "min");
+  const bool wantq = jobq == 'U';
+  Matrix<T> a = testing::random_matrix<T>(m, n);
+  Factors<T> f = factor(a, m, m + pad, m, m + pad, n);
+  scribble_lower(f.r, m, n, 0);
+  const Factors<T> f0 = f;
+  T sentinel[2] = {T(7), T(7)};
+  T *q = wantq ? f.q.ptr() : sentinel;
+  const lint ldq = wantq ? f.q.ld : 1;
+  auto call = [&](lint lwork, T *w) { return delcols<T>(jobq, m, n, p, j, q, ldq, f.r.ptr(), f.r.ld, w, lwork); };
+  std::vector<T> w = workspace<T>(call, opt, lwmin_delcols(m, n, p));
+  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  const Matrix<T> at = remove_cols(a, p, j - 1);
+  if (wantq) {
+    check_qr(f.q, f.r, m, at, ctx, j - 1);
+  } else {
+    check_r(f.r, m, at, ctx, j - 1);
+    assert_true(sentinel[0] == T(7) && sentinel[1] == T(7));
+  }
+  for (lint c = 0; c < j - 1; ++c)  // columns left of J are not touched at all
+    for (lint i = 0; i < f.r.ld; ++i) assert_true(std::memcmp(&f.r(i, c), &f0.r(i, c), sizeof(T)) == 0);
+  assert_rows_kept(f.q, f0.q, wantq ? m : 0, m, ctx);
+  assert_rows_kept(f.r, f0.r, m, n, ctx);
+}
+
+template <class T> void run_addrows(char jobq, lint m, lint n, lint p, lint j, lint pad, bool opt) {
+  char ctx[96];
+  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_ADDROWS"), jobq,
+                int(m), int(n), int(p), int(j), int(pad), opt ? "opt" : "min");
+  const bool wantq = jobq == 'U';
+  Matrix<T> a = testing::random_matrix<T>(m, n), u0 = testing::random_matrix<T>(p, n);
+  Factors<T> f = factor(a, m, m + p + pad, m + p, m + p + pad, n);
+  Matrix<T> u = random_storage<T>(std::max<lint>(1, p + pad), n);
+  for (lint c = 0; c < n; ++c)
+    for (lint i = 0; i < p; ++i) u(i, c) = u0(i, c);
+  scribble_lower(f.r, m, n, 0);
+  const Factors<T> f0 = f;
+  T sentinel[2] = {T(7), T(7)};
+  T *q = wantq ? f.q.ptr() : sentinel;
+  const lint ldq = wantq ? f.q.ld : 1;
+  auto call = [&](lint lwork, T *w) {
+    return addrows<T>(jobq, m, n, p, j, q, ldq, f.r.ptr(), f.r.ld, u.ptr(), u.ld, w, lwork);
+  };
+  std::vector<T> w = workspace<T>(call, opt, lwmin_addrows(wantq, m, n, p));
+  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  const Matrix<T> at = insert_rows(a, u0, j - 1);
+  if (wantq) {
+    check_qr(f.q, f.r, m + p, at, ctx);
+  } else {
+    check_r(f.r, m + p, at, ctx);
+    assert_true(sentinel[0] == T(7) && sentinel[1] == T(7));
+  }
+  assert_rows_kept(f.q, f0.q, wantq ? m + p : 0, m + p, ctx);
+  assert_rows_kept(f.r, f0.r, m + p, n, ctx);
+}
+
+template <class T> void run_delrows(lint m, lint n, lint p, lint j, lint pad, bool opt) {
+  char ctx[96];
+  std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELROWS"), int(m), int(n),
+                int(p), int(j), int(pad), opt ? "opt" : "min");
+  Matrix<T> a = testing::random_matrix<T>(m, n);
+  Factors<T> f = factor(a, m, m + pad, m, m + pad, n);
+  scribble_lower(f.r, m, n, 0);
+  const Factors<T> f0 = f;
+  auto call = [&](lint lwork, T *w) { return delrows<T>(m, n, p, j, f.q.ptr(), f.q.ld, f.r.ptr(), f.r.ld, w, lwork); };
+  std::vector<T> w = workspace<T>(call, opt, lwmin_delrows(m, n, p));
+  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  check_qr(f.q, f.r, m - p, remove_rows(a, p, j - 1), ctx);
+  assert_rows_kept(f.q, f0.q, m, m, ctx);
+  assert_rows_kept(f.r, f0.r, m, n, ctx);
+}
+
+// ---- shapes ----------------------------------------------------------------------
+
+struct Shape {
+  lint m, n, p, j;
+};
+// J = 1, inside, N+1 (M+1 for rows); P = 1, several, all; M = N+P; M < N;
+// vectors; shapes past 32 reflectors and 64 rotation passes (blocks,
+// windows); the refactoring side of the cost model (narrow A, many new
+// columns; many deleted rows; rows added to an almost empty A).
+const Shape kAddcols[] = {
+    {8, 5, 1, 1},   {8, 5, 1, 3},   {8, 5, 1, 6},    {8, 5, 3, 1},    {8, 5, 3, 3},     {8, 5, 3, 6},
+    {8, 5, 3, 4},   {6, 5, 4, 3},   {4, 6, 3, 7},    {4, 6, 2, 3},    {1, 1, 1, 2},     {5, 1, 1, 1},
+    {7, 0, 3, 1},   {6, 3, 9, 2},   {80, 20, 40, 5}, {50, 45, 40, 46}, {40, 2, 30, 2},  {140, 70, 70, 71},
+};
+const Shape kDelcols[] = {
+    {8, 5, 1, 1}, {8, 5, 1, 5}, {8, 5, 2, 2}, {8, 5, 5, 1}, {4, 7, 3, 3}, {4, 7, 7, 1},
+    {1, 5, 2, 2}, {5, 1, 1, 1}, {6, 6, 2, 5}, {60, 50, 10, 5}, {100, 90, 40, 2},
+};
+const Shape kAddrows[] = {
+    {6, 4, 1, 1},   {6, 4, 1, 7},    {6, 4, 3, 3},     {6, 4, 3, 1},    {3, 6, 2, 2},    {3, 6, 5, 1},
+    {0, 4, 3, 1},   {1, 1, 1, 2},    {5, 1, 2, 3},     {4, 0, 2, 2},    {50, 40, 10, 20}, {40, 50, 6, 41},
+    {2, 30, 40, 2}, {80, 70, 40, 1},
+};
+const Shape kDelrows[] = {
+    {8, 5, 1, 1},  {8, 5, 1, 8},     {8, 5, 3, 3},      {8, 5, 8, 1},    {4, 6, 2, 2}, {5, 1, 2, 4},
+    {2, 5, 1, 2},  {60, 20, 40, 10}, {50, 50, 5, 46},   {6, 0, 2, 3},    {140, 70, 70, 30},
+};
+
+template <class T> void addcols_shapes() {
+  for (const Shape &s : kAddcols)
+    for (lint pad : {0, 2})
+      for (bool opt : {false, true}) run_addcols<T>(s.m, s.n, s.p, s.j, pad, opt);
+}
+template <class T> void delcols_shapes() {
+  for (const Shape &s : kDelcols)
+    for (char jobq : {'U', 'N'})
+      for (bool opt : {false, true}) run_delcols<T>(jobq, s.m, s.n, s.p, s.j, opt ? 0 : 2, opt);
+}
+template <class T> void addrows_shapes() {
+  for (const Shape &s : kAddrows)
+    for (char jobq : {'U', 'N'})
+      for (bool opt : {false, true}) run_addrows<T>(jobq, s.m, s.n, s.p, s.j, opt ? 0 : 2, opt);
+}
+template <class T> void delrows_shapes() {
+  for (const Shape &s : kDelrows)
+    for (lint pad : {0, 3})
+      for (bool opt : {false, true}) run_delrows<T>(s.m, s.n, s.p, s.j, pad, opt);
+}
+using C = std::complex<float>;
+using Z = std::complex<double>;
+void addcols_c(void **) { addcols_shapes<C>(); }
+void addcols_z(void **) { addcols_shapes<Z>(); }
+void delcols_c(void **) { delcols_shapes<C>(); }
+void delcols_z(void **) { delcols_shapes<Z>(); }
+void addrows_c(void **) { addrows_shapes<C>(); }
+void addrows_z(void **) { addrows_shapes<Z>(); }
+void delrows_c(void **) { delrows_shapes<C>(); }
+void delrows_z(void **) { delrows_shapes<Z>(); }
+
+// ---- HQR_VERBOSE: the CPU path, and why --------------------------------------------
+
+std::string trace_of(const std::function<void()> &f) {
+  std::fflush(stderr);
+  FILE *tmp = std::tmpfile();
+  assert_non_null(tmp);
+  const int saved = dup(2);
+  dup2(fileno(tmp), 2);
+  hqr_set_verbose(1);
+  f();
+  hqr_set_verbose(0);
+  dup2(saved, 2);
+  close(saved);
+  std::string out;
+  std::rewind(tmp);
+  for (int c; (c = std::fgetc(tmp)) != EOF;) out += char(c);
+  std::fclose(tmp);
+  return out;
+}
+template <class T> void trace_says(const std::string &line, const char *path, const char *ctx) {
+  if (line.find(std::string("path=") + path + " ") == std::string::npos ||
+      line.find("GPU path for c/z: not yet") == std::string::npos)
+    fail_msg("%s: expected path=%s (GPU path for c/z: not yet), HQR_VERBOSE said: %s", ctx, path, line.c_str());
+}
+template <class T> void paths() {
+  const lint m = 40, n = 2, p = 30;
+  Matrix<T> a = testing::random_matrix<T>(m, n), u0 = testing::random_matrix<T>(m, p), u = u0;
+  Factors<T> f = factor(a, m, m, m, m, n + p);
+  std::vector<T> w(size_t(64) * m * m);
+  lint info = -1;
+  trace_says<T>(trace_of([&] {
+                  info = addcols<T>(m, n, p, 2, f.q.ptr(), m, f.r.ptr(), m, u.ptr(), m, w.data(), lint(w.size()));
+                }),
+                "cpu-refactor", xname<T>("QRUPD_ADDCOLS"));
+  assert_int_equal(info, 0);
+  check_qr(f.q, f.r, m, insert_cols(a, u0, 1), "paths", 1);
+  trace_says<T>(trace_of([&] {
+                  info = delcols<T>('U', m, n + p, 3, 4, f.q.ptr(), m, f.r.ptr(), m, w.data(), lint(w.size()));
+                }),
+                "cpu-update", xname<T>("QRUPD_DELCOLS"));
+  assert_int_equal(info, 0);
+}
+void paths_c(void **) { paths<C>(); }
+void paths_z(void **) { paths<Z>(); }
+
+// ---- P = 0: nothing changes -----------------------------------------------------------
+
+template <class T> void quick_returns() {
+  const lint m = 6, n = 4, ld = 8;
+  Matrix<T> q = random_storage<T>(ld, m + 2), r = random_storage<T>(ld, n + 2), u = random_storage<T>(ld, n);
+  const Matrix<T> q0 = q, r0 = r, u0 = u;
+  T w[2];
+  testing::xerbla_reset();
+  assert_int_equal(addcols<T>(m, n, 0, 3, q.ptr(), ld, r.ptr(), ld, u.ptr(), ld, w, 1), 0);
+  assert_int_equal(delcols<T>('U', m, n, 0, 5, q.ptr(), ld, r.ptr(), ld, w, 1), 0);
+  assert_int_equal(delcols<T>('N', m, n, 0, 1, q.ptr(), 1, r.ptr(), ld, w, 1), 0);
+  assert_int_equal(addrows<T>('U', m, n, 0, 7, q.ptr(), ld, r.ptr(), ld, u.ptr(), 1, w, 1), 0);
+  assert_int_equal(addrows<T>('N', m, n, 0, 1, q.ptr(), 1, r.ptr(), ld, u.ptr(), 1, w, 1), 0);
+  assert_int_equal(delrows<T>(m, n, 0, 7, q.ptr(), ld, r.ptr(), ld, w, 1), 0);
+  assert_int_equal(addcols<T>(0, 0, 0, 1, q.ptr(), 1, r.ptr(), 1, u.ptr(), 1, w, 1), 0);
+  assert_int_equal(testing::xerbla_log().calls, 0);
+  assert_true(testing::same_bytes(q.data, q0.data));
+  assert_true(testing::same_bytes(r.data, r0.data));
+  assert_true(testing::same_bytes(u.data, u0.data));
+}
+void quick_return_c(void **) { quick_returns<C>(); }
+void quick_return_z(void **) { quick_returns<Z>(); }
+
+// ---- illegal arguments, in LAPACK's order ------------------------------------------
+
+template <class T> void errors() {
+  Arena<T> a;
+  {
+    const char *name = xname<T>("QRUPD_ADDCOLS");
+    auto go = [&](lint m, lint n, lint p, lint j, lint ldq, lint ldr, lint ldu, lint lw) {
+      return [=, &a]() {
+        return addcols<T>(m, n, p, j, a.q.ptr(), ldq, a.r.ptr(), ldr, a.u.ptr(), ldu, a.w.data(), lw);
+      };
+    };
+    const lint lw = lwmin_addcols(5, 4, 2);
+    expect_illegal(a, name, 1, go(-1, 4, 2, 2, 5, 5, 5, lw));
+    expect_illegal(a, name, 2, go(5, -1, 2, 2, 5, 5, 5, lw));
+    expect_illegal(a, name, 3, go(5, 4, -1, 2, 5, 5, 5, lw));
+    expect_illegal(a, name, 4, go(5, 4, 2, 0, 5, 5, 5, lw));
+    expect_illegal(a, name, 4, go(5, 4, 2, 6, 5, 5, 5, lw));
+    expect_illegal(a, name, 6, go(5, 4, 2, 2, 4, 5, 5, lw));
+    expect_illegal(a, name, 8, go(5, 4, 2, 2, 5, 4, 5, lw));
+    expect_illegal(a, name, 10, go(5, 4, 2, 2, 5, 5, 4, lw));
+    expect_illegal(a, name, 12, go(5, 4, 2, 2, 5, 5, 5, lw - 1));
+    expect_illegal(a, name, 1, go(-1, -1, -1, 0, 0, 0, 0, 0));  // the first one wins
+  }
+  {
+    const char *name = xname<T>("QRUPD_DELCOLS");
+    auto go = [&](char jobq, lint m, lint n, lint p, lint j, lint ldq, lint ldr, lint lw) {
+      return [=, &a]() { return delcols<T>(jobq, m, n, p, j, a.q.ptr(), ldq, a.r.ptr(), ldr, a.w.data(), lw); };
+    };
+    const lint lw = lwmin_delcols(5, 4, 2);
+    expect_illegal(a, name, 1, go('X', 5, 4, 2, 2, 5, 5, lw));
+    expect_illegal(a, name, 2, go('U', -1, 4, 2, 2, 5, 5, lw));
+    expect_illegal(a, name, 3, go('U', 5, -1, 2, 2, 5, 5, lw));
+    expect_illegal(a, name, 4, go('U', 5, 4, -1, 2, 5, 5, lw));
+    expect_illegal(a, name, 4, go('U', 5, 4, 5, 1, 5, 5, lw));
+    expect_illegal(a, name, 5, go('U', 5, 4, 2, 0, 5, 5, lw));
+    expect_illegal(a, name, 5, go('U', 5, 4, 2, 4, 5, 5, lw));
+    expect_illegal(a, name, 7, go('U', 5, 4, 2, 2, 4, 5, lw));
+    expect_illegal(a, name, 9, go('N', 5, 4, 2, 2, 1, 4, lw));
+    expect_illegal(a, name, 11, go('N', 5, 4, 2, 2, 1, 5, lw - 1));
+  }
+  {
+    const char *name = xname<T>("QRUPD_ADDROWS");
+    auto go = [&](char jobq, lint m, lint n, lint p, lint j, lint ldq, lint ldr, lint ldu, lint lw) {
+      return [=, &a]() {
+        return addrows<T>(jobq, m, n, p, j, a.q.ptr(), ldq, a.r.ptr(), ldr, a.u.ptr(), ldu, a.w.data(), lw);
+      };
+    };
+    const lint lw = lwmin_addrows(true, 5, 4, 2);
+    expect_illegal(a, name, 1, go('Y', 5, 4, 2, 2, 7, 7, 2, lw));
+    expect_illegal(a, name, 2, go('U', -1, 4, 2, 2, 7, 7, 2, lw));
+    expect_illegal(a, name, 3, go('U', 5, -1, 2, 2, 7, 7, 2, lw));
+    expect_illegal(a, name, 4, go('U', 5, 4, -1, 2, 7, 7, 2, lw));
+    expect_illegal(a, name, 5, go('U', 5, 4, 2, 0, 7, 7, 2, lw));
+    expect_illegal(a, name, 5, go('U', 5, 4, 2, 7, 7, 7, 2, lw));
+    expect_illegal(a, name, 7, go('U', 5, 4, 2, 2, 6, 7, 2, lw));
+    expect_illegal(a, name, 9, go('N', 5, 4, 2, 2, 1, 6, 2, lw));
+    expect_illegal(a, name, 11, go('U', 5, 4, 2, 2, 7, 7, 1, lw));
+    expect_illegal(a, name, 13, go('U', 5, 4, 2, 2, 7, 7, 2, lw - 1));
+  }
+  {
+    const char *name = xname<T>("QRUPD_DELROWS");
+    auto go = [&](lint m, lint n, lint p, lint j, lint ldq, lint ldr, lint lw) {
+      return [=, &a]() { return delrows<T>(m, n, p, j, a.q.ptr(), ldq, a.r.ptr(), ldr, a.w.data(), lw); };
+    };
+    const lint lw = lwmin_delrows(5, 4, 2);
+    expect_illegal(a, name, 1, go(-1, 4, 2, 2, 5, 5, lw));
+    expect_illegal(a, name, 2, go(5, -1, 2, 2, 5, 5, lw));
+    expect_illegal(a, name, 3, go(5, 4, 6, 1, 5, 5, lw));
+    expect_illegal(a, name, 4, go(5, 4, 2, 5, 5, 5, lw));
+    expect_illegal(a, name, 6, go(5, 4, 2, 2, 4, 5, lw));
+    expect_illegal(a, name, 8, go(5, 4, 2, 2, 5, 4, lw));
+    expect_illegal(a, name, 10, go(5, 4, 2, 2, 5, 5, lw - 1));
+  }
+}
+void errors_c(void **) { errors<C>(); }
+void errors_z(void **) { errors<Z>(); }
+
+// ---- drift: 200 alternating updates on one factorization ------------------------------
+
+template <class T> void drift() {
+  const lint cap = 64;  // rows and columns of room
+  auto pick = [](lint lo, lint hi) { return lo + lint(testing::rng()() % uint64_t(hi - lo + 1)); };
+  lint m = 30, n = 20;
+  Matrix<T> a = testing::random_matrix<T>(m, n);
+  Factors<T> f = factor(a, m, cap, cap, cap, cap);
+  std::vector<T> w(size_t(cap) * cap * 8);
+  for (int step = 0; step < 200; ++step) {
+    const int op = step % 4;
+    const bool small = step / 4 % 2 == 1;  // minimum LWORK every other round
+    char ctx[80];
+    std::snprintf(ctx, sizeof ctx, "drift %c step %d op %d m=%d n=%d", testing::prefix<T>(), step, op, int(m), int(n));
+    if (op == 0 && n + 1 <= 40) {
+      const lint p = pick(1, std::min<lint>(4, 40 - n)), j = pick(1, n + 1);
+      Matrix<T> u = testing::random_matrix<T>(m, p, cap);
+      a = insert_cols(a, u, j - 1);
+      const lint lw = small ? lwmin_addcols(m, n, p) : lint(w.size());
+      assert_int_equal(addcols<T>(m, n, p, j, f.q.ptr(), cap, f.r.ptr(), cap, u.ptr(), cap, w.data(), lw), 0);
+      n += p;
+    } else if (op == 1 && n > 8) {
+      const lint p = pick(1, 4), j = pick(1, n - p + 1);
+      a = remove_cols(a, p, j - 1);
+      const lint lw = small ? lwmin_delcols(m, n, p) : lint(w.size());
+      assert_int_equal(delcols<T>('U', m, n, p, j, f.q.ptr(), cap, f.r.ptr(), cap, w.data(), lw), 0);
+      n -= p;
+    } else if (op == 2 && m + 1 <= 50) {
+      const lint p = pick(1, std::min<lint>(4, 50 - m)), j = pick(1, m + 1);
+      Matrix<T> u = testing::random_matrix<T>(p, n, cap);
+      a = insert_rows(a, u, j - 1);
+      const lint lw = small ? lwmin_addrows(true, m, n, p) : lint(w.size());
+      assert_int_equal(addrows<T>('U', m, n, p, j, f.q.ptr(), cap, f.r.ptr(), cap, u.ptr(), cap, w.data(), lw), 0);
+      m += p;
+    } else if (op == 3 && m > 10) {
+      const lint p = pick(1, 4), j = pick(1, m - p + 1);
+      a = remove_rows(a, p, j - 1);
+      const lint lw = small ? lwmin_delrows(m, n, p) : lint(w.size());
+      assert_int_equal(delrows<T>(m, n, p, j, f.q.ptr(), cap, f.r.ptr(), cap, w.data(), lw), 0);
+      m -= p;
+    }
+    if (step % 50 == 49) check_qr(f.q, f.r, m, a, ctx);
+  }
+}
+void drift_c(void **) { drift<C>(); }
+void drift_z(void **) { drift<Z>(); }
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(addcols_c),      cmocka_unit_test(addcols_z),      cmocka_unit_test(delcols_c),
+      cmocka_unit_test(delcols_z),      cmocka_unit_test(addrows_c),      cmocka_unit_test(addrows_z),
+      cmocka_unit_test(delrows_c),      cmocka_unit_test(delrows_z),      cmocka_unit_test(paths_c),
+      cmocka_unit_test(paths_z),        cmocka_unit_test(quick_return_c), cmocka_unit_test(quick_return_z),
+      cmocka_unit_test(errors_c),       cmocka_unit_test(errors_z),       cmocka_unit_test(drift_c),
+      cmocka_unit_test(drift_z),
+  };
+  if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

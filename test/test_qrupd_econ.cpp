@@ -1,0 +1,354 @@
+// xQRUPD_ADDCOLS_ECON, xQRUPD_DELCOLS_ECON, xQRUPD_ADDROWS_ECON (s, d, c, z):
+// the economy factors (Q M-by-N with orthonormal columns, R N-by-N) checked
+// on products (qrupd_testing.hpp) against the explicitly updated matrix,
+// with fresh random data every run (complex with nonzero imaginary parts):
+// J at 1, inside and at the end, P = 0 and 1, M = N+P, shapes past the block
+// sizes, the minimum and the queried LWORK, new columns nearly in Q's range
+// and nearly dependent on each other (Q^H*Q = I still at the eps level),
+// storage past the factors never written, every illegal argument in order
+// (M < N+P for ADDCOLS_ECON among them), LWORK = -1, and 200 alternating
+// updates without drift.
+#include "qrupd_testing.hpp"
+
+namespace {
+
+using namespace qrupd_testing;
+using testing::lint;
+using testing::Matrix;
+using R = double;
+
+// How the new columns relate to A: random, nearly in A's range (A*C plus
+// noise of relative size 1e3*eps), in it up to rounding, or (P >= 2) the
+// last nearly a copy of the first.
+enum class Dep { none, near, exact, self };
+const char *dep_name(Dep d) {
+  return d == Dep::none ? "random" : d == Dep::near ? "near" : d == Dep::exact ? "in-range" : "self";
+}
+
+template <class T> Matrix<T> new_columns(const Matrix<T> &a, lint p, Dep dep) {
+  Matrix<T> u = testing::random_matrix<T>(a.m, p);
+  if (dep == Dep::none || a.n == 0) return u;
+  const double delta = dep == Dep::exact ? 0.0 : 1e3 * testing::eps<T>();
+  if (dep == Dep::self) {
+    for (lint i = 0; i < a.m; ++i) u(i, p - 1) = u(i, 0) + T(delta) * testing::random_value<T>();
+    return u;
+  }
+  const Matrix<T> c = testing::random_matrix<T>(a.n, p);
+  Matrix<T> ac = testing::product(a, 'N', c, 'N');
+  for (lint j = 0; j < p; ++j)
+    for (lint i = 0; i < a.m; ++i) u(i, j) = ac(i, j) + T(delta) * u(i, j);
+  return u;
+}
+
+// ---- one update of a random matrix --------------------------------------------
+
+template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, bool opt, Dep dep = Dep::none) {
+  char ctx[128];
+  std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s u=%s", xname<T>("QRUPD_ADDCOLS_ECON"), int(m),
+                int(n), int(p), int(j), int(pad), opt ? "opt" : "min", dep_name(dep));
+  Matrix<T> a = testing::random_matrix<T>(m, n), u0 = new_columns(a, p, dep);
+  // Q m-by-n in (m+pad)-by-(n+p+1) storage, R n-by-n in (n+p+pad)-by-(n+p+1).
+  Factors<T> f = factor(a, n, m + pad, n + p + 1, n + p + pad, n + p + 1);
+  Matrix<T> u = random_storage<T>(std::max<lint>(1, m + pad), p);
+  for (lint c = 0; c < p; ++c)
+    for (lint i = 0; i < m; ++i) u(i, c) = u0(i, c);
+  scribble_lower(f.r, n, n, 0);
+  const Factors<T> f0 = f;
+  auto call = [&](lint lwork, T *w) {
+    return addcols_econ<T>(m, n, p, j, f.q.ptr(), f.q.ld, f.r.ptr(), f.r.ld, u.ptr(), u.ld, w, lwork);
+  };
+  std::vector<T> w = workspace<T>(call, opt, lwmin_addcols_econ(m, n, p));
+  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  check_qr(f.q, f.r, n + p, insert_cols(a, u0, j - 1), ctx);
+  assert_rows_kept(f.q, f0.q, m, n + p + 1, ctx);
+  assert_rows_kept(f.r, f0.r, n + p, n + p + 1, ctx);
+  for (lint i = 0; i < f.q.ld; ++i) assert_true(std::memcmp(&f.q(i, n + p), &f0.q(i, n + p), sizeof(T)) == 0);
+  for (lint i = 0; i < f.r.ld; ++i) assert_true(std::memcmp(&f.r(i, n + p), &f0.r(i, n + p), sizeof(T)) == 0);
+}
+
+template <class T> void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, bool opt) {
+  char ctx[128];
+  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELCOLS_ECON"), jobq,
+                int(m), int(n), int(p), int(j), int(pad), opt ? "opt" : "min");
+  const bool wantq = jobq == 'U';
+  Matrix<T> a = testing::random_matrix<T>(m, n);
+  Factors<T> f = factor(a, n, m + pad, n, n + pad, n);
+  scribble_lower(f.r, n, n, 0);
+  const Factors<T> f0 = f;
+  T sentinel[2] = {T(7), T(7)};
+  T *q = wantq ? f.q.ptr() : sentinel;
+  const lint ldq = wantq ? f.q.ld : 1;
+  auto call = [&](lint lwork, T *w) { return delcols_econ<T>(jobq, m, n, p, j, q, ldq, f.r.ptr(), f.r.ld, w, lwork); };
+  std::vector<T> w = workspace<T>(call, opt, lwmin_delcols_econ(m, n, p));
+  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  const Matrix<T> at = remove_cols(a, p, j - 1);
+  if (wantq) {
+    check_qr(f.q, f.r, n - p, at, ctx, j - 1);
+  } else {
+    check_r(f.r, n - p, at, ctx, j - 1);
+    assert_true(sentinel[0] == T(7) && sentinel[1] == T(7));
+  }
+  for (lint c = 0; c < j - 1; ++c)  // columns left of J are not touched
+    for (lint i = 0; i < f.r.ld; ++i) assert_true(std::memcmp(&f.r(i, c), &f0.r(i, c), sizeof(T)) == 0);
+  assert_rows_kept(f.q, f0.q, wantq ? m : 0, n, ctx);
+  assert_rows_kept(f.r, f0.r, n, n, ctx);
+}
+
+template <class T> void run_addrows(char jobq, lint m, lint n, lint p, lint j, lint pad) {
+  char ctx[128];
+  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d", xname<T>("QRUPD_ADDROWS_ECON"), jobq,
+                int(m), int(n), int(p), int(j), int(pad));
+  const bool wantq = jobq == 'U';
+  Matrix<T> a = testing::random_matrix<T>(m, n), u0 = testing::random_matrix<T>(p, n);
+  Factors<T> f = factor(a, n, m + p + pad, n + 1, n + pad, n);
+  Matrix<T> u = random_storage<T>(std::max<lint>(1, p + pad), n);
+  for (lint c = 0; c < n; ++c)
+    for (lint i = 0; i < p; ++i) u(i, c) = u0(i, c);
+  scribble_lower(f.r, n, n, 0);
+  const Factors<T> f0 = f;
+  T sentinel[2] = {T(7), T(7)};
+  T *q = wantq ? f.q.ptr() : sentinel;
+  const lint ldq = wantq ? f.q.ld : 1;
+  auto call = [&](lint lwork, T *w) {
+    return addrows_econ<T>(jobq, m, n, p, j, q, ldq, f.r.ptr(), f.r.ld, u.ptr(), u.ld, w, lwork);
+  };
+  std::vector<T> w = workspace<T>(call, true, lwork_addrows_econ(wantq, m, n, p));
+  assert_int_equal(lint(w.size()), lwork_addrows_econ(wantq, m, n, p));
+  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  const Matrix<T> at = insert_rows(a, u0, j - 1);
+  if (wantq) {
+    check_qr(f.q, f.r, n, at, ctx);
+  } else {
+    check_r(f.r, n, at, ctx);
+    assert_true(sentinel[0] == T(7) && sentinel[1] == T(7));
+  }
+  assert_rows_kept(f.q, f0.q, wantq ? m + p : 0, n + 1, ctx);
+  for (lint i = 0; i < f.q.ld; ++i) assert_true(std::memcmp(&f.q(i, n), &f0.q(i, n), sizeof(T)) == 0);
+  assert_rows_kept(f.r, f0.r, n, n, ctx);
+}
+
+// ---- shapes ----------------------------------------------------------------------
+
+struct Shape {
+  lint m, n, p, j;
+};
+// J = 1, inside, N+1; P = 1, several; M = N+P; N = 0; 70 new columns (past
+// 64 rotation passes); M past the 4096 rows of Q that one copy holds.
+const Shape kAddcols[] = {
+    {10, 5, 1, 1},  {10, 5, 1, 3},  {10, 5, 1, 6},  {10, 5, 3, 1},  {10, 5, 3, 3},  {10, 5, 3, 6},
+    {8, 5, 3, 2},   {8, 5, 3, 6},   {6, 0, 3, 1},   {5, 0, 5, 1},   {1, 0, 1, 1},   {2, 1, 1, 1},
+    {60, 30, 10, 15}, {200, 40, 70, 1}, {110, 40, 70, 41}, {150, 100, 5, 50}, {4200, 8, 3, 4},
+};
+// J = 1, inside, N-P+1; P = 1, all; N = M; more than 32 reflectors; M
+// past 4096 rows.
+const Shape kDelcols[] = {
+    {10, 6, 1, 1}, {10, 6, 1, 6}, {10, 6, 2, 3}, {10, 6, 6, 1}, {10, 6, 3, 4}, {6, 6, 2, 2},
+    {6, 6, 1, 6},  {1, 1, 1, 1},  {90, 80, 3, 2}, {90, 80, 40, 10}, {70, 70, 1, 1}, {4200, 10, 2, 3},
+};
+// J = 1, inside, M+1; P = 1, several, more than N; N = M; N = 0; blocks.
+const Shape kAddrows[] = {
+    {8, 5, 1, 1}, {8, 5, 1, 9}, {8, 5, 3, 4},   {8, 5, 3, 1},   {8, 5, 3, 9},   {5, 5, 2, 3},
+    {5, 5, 7, 6}, {1, 1, 1, 1}, {0, 0, 2, 1},   {6, 0, 2, 3},   {90, 70, 40, 31}, {80, 40, 1, 81},
+};
+
+template <class T> void addcols_shapes() {
+  for (const Shape &s : kAddcols)
+    for (bool opt : {false, true}) run_addcols<T>(s.m, s.n, s.p, s.j, opt ? 0 : 2, opt);
+}
+template <class T> void delcols_shapes() {
+  for (const Shape &s : kDelcols)
+    for (char jobq : {'U', 'N'})
+      for (bool opt : {false, true}) run_delcols<T>(jobq, s.m, s.n, s.p, s.j, opt ? 0 : 3, opt);
+}
+template <class T> void addrows_shapes() {
+  for (const Shape &s : kAddrows)
+    for (char jobq : {'U', 'N'})
+      for (lint pad : {0, 2}) run_addrows<T>(jobq, s.m, s.n, s.p, s.j, pad);
+}
+// New columns nearly in Q's range, in it up to rounding, nearly copies of
+// each other: Q^H*Q = I at the eps level all the same (reorthogonalized).
+template <class T> void dependent() {
+  for (Dep dep : {Dep::near, Dep::exact, Dep::self})
+    for (bool opt : {false, true}) {
+      run_addcols<T>(40, 20, 1, 7, 0, opt, dep == Dep::self ? Dep::near : dep);
+      run_addcols<T>(40, 20, 5, 1, 1, opt, dep);
+      run_addcols<T>(25, 20, 5, 21, 0, opt, dep);  // M = N+P
+      run_addcols<T>(200, 30, 8, 12, 0, opt, dep);
+    }
+}
+
+using C = std::complex<float>;
+using Z = std::complex<double>;
+void addcols_s(void **) { addcols_shapes<float>(); }
+void addcols_d(void **) { addcols_shapes<double>(); }
+void addcols_c(void **) { addcols_shapes<C>(); }
+void addcols_z(void **) { addcols_shapes<Z>(); }
+void dependent_s(void **) { dependent<float>(); }
+void dependent_d(void **) { dependent<double>(); }
+void dependent_c(void **) { dependent<C>(); }
+void dependent_z(void **) { dependent<Z>(); }
+void delcols_s(void **) { delcols_shapes<float>(); }
+void delcols_d(void **) { delcols_shapes<double>(); }
+void delcols_c(void **) { delcols_shapes<C>(); }
+void delcols_z(void **) { delcols_shapes<Z>(); }
+void addrows_s(void **) { addrows_shapes<float>(); }
+void addrows_d(void **) { addrows_shapes<double>(); }
+void addrows_c(void **) { addrows_shapes<C>(); }
+void addrows_z(void **) { addrows_shapes<Z>(); }
+
+// ---- P = 0 (and N = 0 for adding rows): nothing changes ---------------------------
+
+template <class T> void quick_returns() {
+  const lint m = 6, n = 4, ld = 8;
+  Matrix<T> q = random_storage<T>(ld, m + 2), r = random_storage<T>(ld, n + 2), u = random_storage<T>(ld, n);
+  const Matrix<T> q0 = q, r0 = r, u0 = u;
+  T w[2];
+  testing::xerbla_reset();
+  assert_int_equal(addcols_econ<T>(m, n, 0, 3, q.ptr(), ld, r.ptr(), ld, u.ptr(), ld, w, 1), 0);
+  assert_int_equal(addcols_econ<T>(0, 0, 0, 1, q.ptr(), 1, r.ptr(), 1, u.ptr(), 1, w, 1), 0);
+  assert_int_equal(delcols_econ<T>('U', m, n, 0, 5, q.ptr(), ld, r.ptr(), ld, w, 1), 0);
+  assert_int_equal(delcols_econ<T>('N', m, n, 0, 1, q.ptr(), 1, r.ptr(), ld, w, 1), 0);
+  assert_int_equal(addrows_econ<T>('U', m, n, 0, 7, q.ptr(), ld, r.ptr(), ld, u.ptr(), 1, w, 1), 0);
+  assert_int_equal(addrows_econ<T>('N', m, 0, 3, 2, q.ptr(), 1, r.ptr(), 1, u.ptr(), 3, w, 1), 0);
+  assert_int_equal(testing::xerbla_log().calls, 0);
+  assert_true(testing::same_bytes(q.data, q0.data));
+  assert_true(testing::same_bytes(r.data, r0.data));
+  assert_true(testing::same_bytes(u.data, u0.data));
+}
+void quick_return_s(void **) { quick_returns<float>(); }
+void quick_return_d(void **) { quick_returns<double>(); }
+void quick_return_c(void **) { quick_returns<C>(); }
+void quick_return_z(void **) { quick_returns<Z>(); }
+
+// ---- illegal arguments, in LAPACK's order -------------------------------------------
+
+template <class T> void errors() {
+  Arena<T> a;
+  {
+    const char *name = xname<T>("QRUPD_ADDCOLS_ECON");
+    auto go = [&](lint m, lint n, lint p, lint j, lint ldq, lint ldr, lint ldu, lint lw) {
+      return [=, &a]() {
+        return addcols_econ<T>(m, n, p, j, a.q.ptr(), ldq, a.r.ptr(), ldr, a.u.ptr(), ldu, a.w.data(), lw);
+      };
+    };
+    const lint lw = lwmin_addcols_econ(8, 4, 2);
+    expect_illegal(a, name, 1, go(-1, 4, 2, 2, 8, 6, 8, lw));
+    expect_illegal(a, name, 2, go(8, -1, 2, 2, 8, 6, 8, lw));
+    expect_illegal(a, name, 2, go(3, 4, 0, 2, 8, 6, 8, lw));   // N > M
+    expect_illegal(a, name, 3, go(8, 4, -1, 2, 8, 6, 8, lw));
+    expect_illegal(a, name, 3, go(5, 4, 2, 2, 8, 6, 8, lw));   // M < N+P
+    expect_illegal(a, name, 4, go(8, 4, 2, 0, 8, 6, 8, lw));
+    expect_illegal(a, name, 4, go(8, 4, 2, 6, 8, 6, 8, lw));
+    expect_illegal(a, name, 6, go(8, 4, 2, 2, 7, 6, 8, lw));
+    expect_illegal(a, name, 8, go(8, 4, 2, 2, 8, 5, 8, lw));   // LDR < N+P
+    expect_illegal(a, name, 10, go(8, 4, 2, 2, 8, 6, 7, lw));
+    expect_illegal(a, name, 12, go(8, 4, 2, 2, 8, 6, 8, lw - 1));
+    expect_illegal(a, name, 1, go(-1, -1, -1, 0, 0, 0, 0, 0));  // the first one wins
+  }
+  {
+    const char *name = xname<T>("QRUPD_DELCOLS_ECON");
+    auto go = [&](char jobq, lint m, lint n, lint p, lint j, lint ldq, lint ldr, lint lw) {
+      return [=, &a]() { return delcols_econ<T>(jobq, m, n, p, j, a.q.ptr(), ldq, a.r.ptr(), ldr, a.w.data(), lw); };
+    };
+    const lint lw = lwmin_delcols_econ(8, 4, 2);
+    expect_illegal(a, name, 1, go('X', 8, 4, 2, 2, 8, 4, lw));
+    expect_illegal(a, name, 2, go('U', -1, 4, 2, 2, 8, 4, lw));
+    expect_illegal(a, name, 3, go('U', 8, -1, 2, 2, 8, 4, lw));
+    expect_illegal(a, name, 3, go('U', 3, 4, 2, 2, 8, 4, lw));  // N > M
+    expect_illegal(a, name, 4, go('U', 8, 4, -1, 2, 8, 4, lw));
+    expect_illegal(a, name, 4, go('U', 8, 4, 5, 1, 8, 4, lw));
+    expect_illegal(a, name, 5, go('U', 8, 4, 2, 0, 8, 4, lw));
+    expect_illegal(a, name, 5, go('U', 8, 4, 2, 4, 8, 4, lw));
+    expect_illegal(a, name, 7, go('U', 8, 4, 2, 2, 7, 4, lw));
+    expect_illegal(a, name, 9, go('N', 8, 4, 2, 2, 1, 3, lw));
+    expect_illegal(a, name, 11, go('N', 8, 4, 2, 2, 1, 4, lw - 1));
+  }
+  {
+    const char *name = xname<T>("QRUPD_ADDROWS_ECON");
+    auto go = [&](char jobq, lint m, lint n, lint p, lint j, lint ldq, lint ldr, lint ldu, lint lw) {
+      return [=, &a]() {
+        return addrows_econ<T>(jobq, m, n, p, j, a.q.ptr(), ldq, a.r.ptr(), ldr, a.u.ptr(), ldu, a.w.data(), lw);
+      };
+    };
+    const lint lw = lwork_addrows_econ(true, 5, 4, 2);
+    expect_illegal(a, name, 1, go('Y', 5, 4, 2, 2, 7, 4, 2, lw));
+    expect_illegal(a, name, 2, go('U', -1, 4, 2, 2, 7, 4, 2, lw));
+    expect_illegal(a, name, 3, go('U', 5, -1, 2, 2, 7, 4, 2, lw));
+    expect_illegal(a, name, 3, go('U', 3, 4, 2, 2, 7, 4, 2, lw));  // N > M
+    expect_illegal(a, name, 4, go('U', 5, 4, -1, 2, 7, 4, 2, lw));
+    expect_illegal(a, name, 5, go('U', 5, 4, 2, 0, 7, 4, 2, lw));
+    expect_illegal(a, name, 5, go('U', 5, 4, 2, 7, 7, 4, 2, lw));
+    expect_illegal(a, name, 7, go('U', 5, 4, 2, 2, 6, 4, 2, lw));
+    expect_illegal(a, name, 9, go('N', 5, 4, 2, 2, 1, 3, 2, lw));
+    expect_illegal(a, name, 11, go('U', 5, 4, 2, 2, 7, 4, 1, lw));
+    expect_illegal(a, name, 13, go('U', 5, 4, 2, 2, 7, 4, 2, lw - 1));
+    expect_illegal(a, name, 13, go('N', 5, 4, 2, 2, 1, 4, 2, lwork_addrows_econ(false, 5, 4, 2) - 1));
+  }
+}
+void errors_s(void **) { errors<float>(); }
+void errors_d(void **) { errors<double>(); }
+void errors_c(void **) { errors<C>(); }
+void errors_z(void **) { errors<Z>(); }
+
+// ---- drift: 200 alternating updates of one economy factorization --------------------
+// Columns enter and leave, observations stream in; the minimum LWORK every
+// other round; the products checked every 50 steps.
+
+template <class T> void drift() {
+  const lint capm = 160, capn = 40;
+  auto pick = [](lint lo, lint hi) { return lo + lint(testing::rng()() % uint64_t(hi - lo + 1)); };
+  lint m = 60, n = 20;
+  Matrix<T> a = testing::random_matrix<T>(m, n);
+  Factors<T> f = factor(a, n, capm, capn, capn, capn);
+  std::vector<T> w(size_t(capm) * capn * 4 + 100000);
+  for (int step = 0; step < 200; ++step) {
+    const int op = step % 3;
+    const bool small = step / 3 % 2 == 1;
+    char ctx[80];
+    std::snprintf(ctx, sizeof ctx, "econ drift %c step %d op %d m=%d n=%d", testing::prefix<T>(), step, op, int(m),
+                  int(n));
+    if (op == 0 && n + 1 <= capn - 4) {
+      const lint p = pick(1, 4), j = pick(1, n + 1);
+      Matrix<T> u = testing::random_matrix<T>(m, p, capm);
+      a = insert_cols(a, u, j - 1);
+      const lint lw = small ? lwmin_addcols_econ(m, n, p) : lint(w.size());
+      assert_int_equal(addcols_econ<T>(m, n, p, j, f.q.ptr(), capm, f.r.ptr(), capn, u.ptr(), capm, w.data(), lw), 0);
+      n += p;
+    } else if (op == 1 && n > 8) {
+      const lint p = pick(1, 4), j = pick(1, n - p + 1);
+      a = remove_cols(a, p, j - 1);
+      const lint lw = small ? lwmin_delcols_econ(m, n, p) : lint(w.size());
+      assert_int_equal(delcols_econ<T>('U', m, n, p, j, f.q.ptr(), capm, f.r.ptr(), capn, w.data(), lw), 0);
+      n -= p;
+    } else if (op == 2 && m + 4 <= capm) {
+      const lint p = pick(1, 4), j = pick(1, m + 1);
+      Matrix<T> u = testing::random_matrix<T>(p, n, capn);
+      a = insert_rows(a, u, j - 1);
+      assert_int_equal(addrows_econ<T>('U', m, n, p, j, f.q.ptr(), capm, f.r.ptr(), capn, u.ptr(), capn, w.data(),
+                                       lint(w.size())),
+                       0);
+      m += p;
+    }
+    if (step % 50 == 49) check_qr(f.q, f.r, n, a, ctx);
+  }
+}
+void drift_d(void **) { drift<double>(); }
+void drift_z(void **) { drift<Z>(); }
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(addcols_s),      cmocka_unit_test(addcols_d),      cmocka_unit_test(addcols_c),
+      cmocka_unit_test(addcols_z),      cmocka_unit_test(dependent_s),    cmocka_unit_test(dependent_d),
+      cmocka_unit_test(dependent_c),    cmocka_unit_test(dependent_z),    cmocka_unit_test(delcols_s),
+      cmocka_unit_test(delcols_d),      cmocka_unit_test(delcols_c),      cmocka_unit_test(delcols_z),
+      cmocka_unit_test(addrows_s),      cmocka_unit_test(addrows_d),      cmocka_unit_test(addrows_c),
+      cmocka_unit_test(addrows_z),      cmocka_unit_test(quick_return_s), cmocka_unit_test(quick_return_d),
+      cmocka_unit_test(quick_return_c), cmocka_unit_test(quick_return_z), cmocka_unit_test(errors_s),
+      cmocka_unit_test(errors_d),       cmocka_unit_test(errors_c),       cmocka_unit_test(errors_z),
+      cmocka_unit_test(drift_d),        cmocka_unit_test(drift_z),
+  };
+  if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
