@@ -213,7 +213,7 @@ check-asan: deps
 # bench_copy compiles hqr's copy pool in; bench_potrf_peer dlopens the LAPACK
 # it times (the reference one under NVBLAS); the others link libhqr.
 BENCH_CUDA := bench_potrf bench_inverse bench_qr bench_qrupd
-BENCH_BIN  := $(addprefix $(BUILD)/,$(BENCH_CUDA) bench_potrf_peer bench_copy bench_qrupd_cpu)
+BENCH_BIN  := $(addprefix $(BUILD)/,$(BENCH_CUDA) bench_potrf_peer bench_potrf_mg bench_copy bench_qrupd_cpu)
 BENCH_FLAGS := $(CXXFLAGS) -std=c++17 -pthread -Iinclude -Isrc -Ibench -I$(CUDA_HOME)/include
 bench: $(BENCH_BIN)
 $(addprefix $(BUILD)/,$(BENCH_CUDA)): $(BUILD)/%: bench/%.cpp bench/timing.hpp $(LIB)
@@ -221,6 +221,9 @@ $(addprefix $(BUILD)/,$(BENCH_CUDA)): $(BUILD)/%: bench/%.cpp bench/timing.hpp $
 	    -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/bench_potrf_peer: bench/bench_potrf_peer.cpp bench/spd_matrix.hpp
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -ldl
+# cuSOLVERMg on device-resident data, the multi-GPU peer for xPOTRF.
+$(BUILD)/bench_potrf_mg: bench/bench_potrf_mg.cpp bench/spd_matrix.hpp bench/timing.hpp
+	$(CXX) $(BENCH_FLAGS) -Wno-deprecated-declarations $< -o $@ -L$(CUDA_HOME)/lib64 -lcusolverMg -lcudart
 $(BUILD)/bench_copy: bench/bench_copy.cpp src/host/copy_pool.cpp
 	$(CXX) $(BENCH_FLAGS) $< src/host/copy_pool.cpp -o $@ -L$(CUDA_HOME)/lib64 -lcudart
 $(BUILD)/bench_qrupd_cpu: bench/bench_qrupd_cpu.cpp $(LIB)
