@@ -37,9 +37,9 @@
 // - CholeskyQR2 panels: 16384^2 0.27 -> 0.21 s, 65536x1024 0.040 -> 0.027 (H200, qr-NVIDIA-H200-2026-11-25.txt)
 // - look-ahead on the high-priority stream: 16384^2 0.206 -> 0.200 s (H200, qr-NVIDIA-H200-2026-11-25.txt)
 // - gemm, not trmm, for T**H W: 22 against 100 us at 512 by 512 (H100, qr-tuning-NVIDIA-H100-2026-11-27.txt)
-// - the panel's lower Cholesky, batched inverses, kernel-written verdict: 16384^2 0.200 -> 0.185 s
+// - the panel's lower Cholesky, batched inverses, kernel-written verdict: 16384^2 0.200-0.204 -> 0.184-0.187 s
 //   (H200, qr-NVIDIA-H200-2026-11-25b.txt)
-// - signed LU one launch a step: 16384^2 0.185 -> 0.177 s (H200, qr-tuning-NVIDIA-H200-H100-2026-11-27.txt)
+// - signed LU one launch a step: 16384^2 0.180-0.183 -> 0.176-0.178 s (H200, qr-tuning-NVIDIA-H200-H100-2026-11-27.txt)
 // - the last ~15 panels' chain sets the end; wider panels, a narrow first one, a faster upload
 //   did not move it (H200, qr-tuning-NVIDIA-H200-2026-11-27b.txt)
 //
