@@ -337,8 +337,8 @@ template <class T> class HybridGeqrf {
   // caller: one whose rows above its panel were stored early, before the
   // panel was done, held neither the input nor the result when a GPU
   // failure came between, and the CPU's resume from it went wrong (xGELS
-  // under injected sync faults, bench/results/history/
-  // qr-tuning-NVIDIA-H200-2026-11-27b.txt item 2).
+  // under injected sync faults,
+  // bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27b.txt item 2).
   void download() {
     struct Pending {
       lint j;

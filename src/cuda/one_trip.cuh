@@ -8,8 +8,8 @@
 // after another, so that everything moves in plain 1D copies. The host
 // threads pack and unpack in parts, each part's DMA running while they copy
 // the next, and the threads that unpack start while the device still works,
-// so that their wake-up is hidden (H200: bench/results/history/
-// potrf-tuning-NVIDIA-H200-2026-11-26.txt).
+// so that their wake-up is hidden
+// (H200, bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
 //
 // A triangle is unpacked on the device into the lower triangle of a square,
 // an upper one conjugate-transposed (U**H = L): each triangle routine then

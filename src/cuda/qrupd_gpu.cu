@@ -875,7 +875,8 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
 // (geqrf_device: CholeskyQR2 panels), which ran faster than reflectors that
 // touch only one row of R and the P new rows each ([R; U] as LAPACK's
 // xTPQRT, 4096 of them in 28 ms at P = 512, N = 4096 on the H200: one
-// barrier a reflector in a single thread block): bench/results/update-*.
+// barrier a reflector in a single thread block;
+// bench/results/history/update-NVIDIA-H200-2026-11-25.txt).
 // R's upper part and U come in, the new R's upper part goes back staged.
 template <class T>
 Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu_) {
