@@ -44,9 +44,10 @@ inline lint apply_block(lint k) {
 // dimension ldt, zeros below the diagonal) from V and tau as
 // T = (striu(V**H V) + diag(1/tau))**-1, with T's column zero where tau is;
 // g is kb-by-kb scratch (ldt). The inverse by cholqr.cuh's inverse_upper
-// where kb is 32 times a power of two, else by cuBLAS's trsm against I,
-// which took 77 and 157 us at kb = 256 and 512 (H100; inverse_upper: 70-100
-// us at 512 in geqrf's panels beside the trailing updates, H200).
+// where kb is 32 times a power of two, else by cuBLAS's trsm against I.
+// Measured reasons:
+// - trsm against I 77 and 157 us at kb = 256 and 512 (H100, bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt)
+// - inverse_upper 0.07-0.10 ms at 512 against 0.23-0.26 (H200, bench/results/history/qr-NVIDIA-H200-2026-11-25b.txt)
 template <class T, class S>
 bool block_t(S &s, lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const T *tau, T *t, lint ldt, T *g) {
   using R = typename Prec<T>::real;
@@ -76,9 +77,9 @@ bool block_t(S &s, lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const
 // Left: C (rows-by-cols) := (I - V op(T) V**H) C, W kb-by-cols (ldw >= kb).
 // Right: C (rows-by-cols) := C (I - V op(T) V**H), W rows-by-kb (ldw >= rows).
 // op(T) = T**H for `conj`, T otherwise. With w2 (W's shape, ldw), op(T)
-// multiplies W out of place by a gemm (T is zero below its diagonal):
-// cuBLAS's trmm took 50 and 100 us for kb = 256 and 512 by 512 columns
-// where the gemm took 18 and 22 (H100).
+// multiplies W out of place by a gemm (T is zero below its diagonal).
+// Measured reason: kb = 256 and 512 by 512 columns, trmm 50 and 100 us, gemm 18 and 22
+// (H100, bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt).
 template <class T, class S>
 bool apply_block_reflector(S &s, bool left, bool conj, lint rows, lint cols, lint kb, const T *v, lint ldv,
                            const T *t, lint ldt, T *c, lint ldc, T *w, lint ldw, T *w2 = nullptr) {

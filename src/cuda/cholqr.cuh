@@ -201,9 +201,9 @@ template <class S> constexpr std::size_t signed_lu_smem() { return 5 * sizeof(Ti
 
 // One step (columns kb..kb+w-1, w <= 32) of the LU with signs of the
 // b-by-b a, in place, with the previous step's trailing update (rank 32,
-// columns kp = kb - 32..) folded in: one launch a step, where a kernel and
-// a gemm took two (16 steps of 512 columns: 0.52 ms on an idle H200, 1-2.4
-// beside the trailing updates, HQR_VERBOSE=3).
+// columns kp = kb - 32..) folded in: one launch a step, not a kernel and a
+// gemm. Measured reason: 512 columns 0.27 ms idle against 0.52 in two launches a step
+// (H100, bench/results/history/qr-tuning-NVIDIA-H200-H100-2026-11-27.txt, item 2).
 //   u_kk = a_kk - s_k with s_k = -sign(re a_kk), sign[k] = s_k, and
 //   *pivot = max(*pivot, |a_kk|) as a non-negative double's bits, for
 //   columns kb + k < checked.

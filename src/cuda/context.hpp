@@ -112,7 +112,8 @@ struct Context {
 
   // Host threads that move pageable <-> pinned, each way (one thread copies
   // ~10 GB/s; sixteen reach the link's rate on the H200 host, eight not
-  // quite: bench/bench_copy.cpp). One per core up to 16; HQR_COPY_THREADS is
+  // quite: bench/bench_copy.cpp, bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-22.txt).
+  // One per core up to 16; HQR_COPY_THREADS is
   // a tuning knob for measurement.
   static int copy_threads() {
     const char *v = std::getenv("HQR_COPY_THREADS");

@@ -19,7 +19,7 @@ namespace {
 // trip. Always its lower one: an upper triangle is mirrored into the lower one and back (mirror_triangle), as cuSOLVER's
 // upper potrf takes about twice as long at these orders (dpotrf U 8192
 // with nb = 768 on the H200: the wait for the diagonal blocks 7 ms against
-// 3).
+// 3; bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt, items 2-3).
 class DevicePotrf {
  public:
   DevicePotrf() = default;

@@ -7,16 +7,13 @@
 //   compute stream: C(p+1) -= V T**H V**H C(p+1)      block column p+1 first
 //   urgent stream:  factor panel p+1 (rows p+1.. of block column p+1); a
 //                   high-priority stream, so that the panel's small kernels
-//                   get the SMs first as the gemm's blocks retire (measured
-//                   on the H200: no worse than a plain stream, within noise)
+//                   get the SMs first as the gemm's blocks retire
 //   compute stream: the same update of every later block column that has
 //                   arrived from the host; one that arrives later catches up
 //                   with all the reflectors before it at the next step, so
 //                   the panels do not wait for the whole upload
 // The update is xLARFB as cuBLAS level 3: W = V**H C, W2 = T**H W (T is
-// zero below its diagonal), C -= V W2, three gemms (cuBLAS's trmm for the
-// second took 100 us at 512 by 512 where a gemm took 22, H100,
-// bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt). V is a copy of the
+// zero below its diagonal), C -= V W2, three gemms. V is a copy of the
 // panel's reflectors with the unit upper triangle written out (ones on the
 // diagonal, zeros above), so that plain gemms do the work and the caller's
 // R stays untouched.
@@ -35,27 +32,16 @@
 //   download thread: device -> pinned slot -> caller, each block column once
 //                    it is final (with its tau) and the upload is done
 //
-// Where the time went (H200, HQR_VERBOSE=2 timelines, bench/results/qr-*):
-// with cuSOLVER's panels 16384^2 took 0.30 s, of which the panels (about
-// 10 ms each for 16384 by 512) were 0.2 s on the critical path, and the
-// updates waited for the whole upload; 65536x1024 took 0.040 s, four panels
-// of 8 ms. The catch-up schedule took 16384^2 to 0.27 s, the CholeskyQR2
-// panel (3.2 ms) to 0.21 s and the look-ahead on the urgent stream to
-// 0.20 s; 65536x1024 to 0.025-0.030 s. The panel's small steps then
-// (HQR_VERBOSE=3 on the last panels, 512 wide, little else running):
-// Cholesky 0.40 ms x2, triangular inverse 0.26 x3, signed LU 0.53, and up
-// to 1.6 ms for the verdict's 4-byte copy behind the downloads. A lower
-// Cholesky, a batched inverse and the verdict written by its kernel took
-// them to 0.26-0.31, 0.07, 0.53 and under 0.1: 16384^2 0.185 s, 8192^2
-// 0.045 s (from 0.058). The signed LU as one launch a step with the
-// trailing update folded in (signed_lu_step) took it to 0.27 ms idle and
-// 0.4-1.3 beside the updates (was 0.52 and 0.9-2.3): 16384^2 0.176-0.178 s,
-// 8192^2 0.042-0.043 s. The timelines of 16384^2 since: the GPU fills only
-// after ~20 ms (few block columns and reflectors exist before), the
-// trailing updates set the pace from panel 3 to about 16, and the last 15
-// panels take ~34 ms against ~13 ms of updates. Wider panels there, a
-// narrower first one and a faster upload did not move the end
-// (history/qr-tuning-NVIDIA-H200-2026-11-27b.txt).
+// Measured reasons (dgeqrf, hqr alone; results under bench/results/history/):
+// - late block columns catch up: 16384^2 0.30 -> 0.27 s (H200, qr-NVIDIA-H200-2026-11-25.txt)
+// - CholeskyQR2 panels: 16384^2 0.27 -> 0.21 s, 65536x1024 0.040 -> 0.027 (H200, qr-NVIDIA-H200-2026-11-25.txt)
+// - look-ahead on the high-priority stream: 16384^2 0.206 -> 0.200 s (H200, qr-NVIDIA-H200-2026-11-25.txt)
+// - gemm, not trmm, for T**H W: 22 against 100 us at 512 by 512 (H100, qr-tuning-NVIDIA-H100-2026-11-27.txt)
+// - the panel's lower Cholesky, batched inverses, kernel-written verdict: 16384^2 0.200-0.204 -> 0.184-0.187 s
+//   (H200, qr-NVIDIA-H200-2026-11-25b.txt)
+// - signed LU one launch a step: 16384^2 0.180-0.183 -> 0.176-0.178 s (H200, qr-tuning-NVIDIA-H200-H100-2026-11-27.txt)
+// - the last ~15 panels' chain sets the end; wider panels, a narrow first one, a faster upload
+//   did not move it (H200, qr-tuning-NVIDIA-H200-2026-11-27b.txt)
 //
 // geqrf_on_device (qr_device.hpp) runs the same factorization for xGELS and
 // leaves the factor on the device: every panel's T kept, workspace set aside
@@ -351,8 +337,8 @@ template <class T> class HybridGeqrf {
   // caller: one whose rows above its panel were stored early, before the
   // panel was done, held neither the input nor the result when a GPU
   // failure came between, and the CPU's resume from it went wrong (xGELS
-  // under injected sync faults, bench/results/history/
-  // qr-tuning-NVIDIA-H200-2026-11-27b.txt item 2).
+  // under injected sync faults,
+  // bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27b.txt item 2).
   void download() {
     struct Pending {
       lint j;
@@ -498,8 +484,8 @@ template <class T> class HybridGeqrf {
                    Point::kernel);
     };
     // A gemm, not a herk: cuBLAS spreads a gemm's long inner dimension
-    // over the SMs, and its ssyrk did not (a 65536 by 256 float panel took
-    // 12-17 ms against 2-3 in double on the H200).
+    // over the SMs, and its ssyrk did not (65536 by 256 float panel: 12-17 ms
+    // against 2-3 in double, H200, bench/results/history/qr-NVIDIA-H200-2026-11-25.txt).
     auto gram = [&](const T *x, T *g) {
       return check(blas::gemm(h, blas::op_c<T>(), CUBLAS_OP_N, b, b, mk, T(1), x, ldda_, x, ldda_, T(0), g, nb_),
                    Point::kernel);
@@ -556,15 +542,15 @@ template <class T> class HybridGeqrf {
     phase(p, 10);
     // The kernel writes the verdict straight into pinned host memory: a
     // 4-byte DMA queued behind the downloads' chunks on the copy engine
-    // reached the host 0.5-1.6 ms late (HQR_VERBOSE=3, the last panels).
+    // reached the host 0.5-1.7 ms late (H200, bench/results/history/qr-NVIDIA-H200-2026-11-25b.txt).
     cholqr_verdict<<<1, 1, 0, s>>>(dinfo_, ddev_, 0.1, dpivot_, pivot_max, hok_);
     return launched(Point::kernel) && check(cudaEventRecord(verdict_ready_, s), Point::copy);
   }
 
   // x = u**-1 for the upper triangular b-by-b u (leading dimension nb):
   // zero below the diagonal, as u's inverse; cholqr.cuh's inverse_upper
-  // (0.07-0.10 ms at b = 512 in the panels on the H200, HQR_VERBOSE=3,
-  // where cuBLAS's trsm against I took 0.23-0.26: three inverses a panel).
+  // (three a panel; at b = 512 0.07-0.10 ms against 0.23-0.26 for cuBLAS's
+  // trsm against I, H200, bench/results/history/qr-NVIDIA-H200-2026-11-25b.txt).
   // Other widths (a last, narrower panel) take the trsm.
   bool inverse_upper(const T *u, T *x, lint b) {
     const cudaStream_t s = c_.urgent_stream;
@@ -838,10 +824,11 @@ template <class T> class HybridGeqrf {
 };
 
 // The panel's kind (HQR_PANEL) and the block size for n columns (HQR_NB,
-// else measured on the H200, bench/results/qr-*: 512 from n = 8192, where
-// the updates' gemms run faster than the extra panel work costs, 256 below
-// and for tall-skinny shapes, where the panels dominate; hqr's CPU panel
-// is a single core's work and wants fewer).
+// else 512 from n = 8192, where the updates' gemms run faster than the
+// extra panel work costs, 256 below and for tall-skinny shapes, where the
+// panels dominate; hqr's CPU panel is a single core's work and wants fewer).
+// 8192^2 0.084 s at 512 against 0.093 at 256, 65536x1024 0.042 at 256 against 0.051 at 512
+// (H200, bench/results/history/qr-NVIDIA-H200-2026-11-22.txt).
 Panel panel_mode() {
   const int setting = config::panel();
   return setting == config::kPanelCpu ? Panel::cpu : setting == config::kPanelCusolver ? Panel::cusolver : Panel::gpu;

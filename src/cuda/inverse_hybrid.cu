@@ -2,9 +2,9 @@
 // (xLAUUM) and their composition, the inverse from a Cholesky factor
 // (xPOTRI), with the caller's matrix in pageable host memory. After Macindoe
 // (UCL, 2013): the CPU works on the small diagonal blocks while the GPU runs
-// the big products; measured on the H200, the GPU's share runs fastest as a
-// recursion by halves whose products are nearly all large gemms. Small
-// orders skip all of it: one trip (one_trip.cuh; OneTripInverse below).
+// the big products, as a recursion by halves whose products are nearly all
+// large gemms. Small orders skip all of it: one trip (one_trip.cuh;
+// OneTripInverse below).
 //
 // The device holds the caller's triangle as it is (uplo 'U' or 'L', no
 // transposes), blocked in nb-wide diagonal blocks. Recursion on blocks
@@ -89,13 +89,11 @@ using fault::Point;
 // ones cost the GPU more launches, larger ones the CPU more time.
 constexpr lint kDefaultNb = 256;
 // CPU threads for the diagonal blocks (each with its own pinned block
-// pair): four for real types, where eight only slowed the copy threads
-// that share the cores (dpotri 'L' 16384 on an H100 host: 0.099-0.105 s
-// against 0.094); twelve for complex ones, whose blocks cost four times
-// the flops and set the pace: with four, zpotri 8192 ended when the CPU's
-// last block did. Twelve took zpotri 'L' 8192 from 0.126-0.136 s to 0.074,
-// ztrtri from 0.067-0.077 to 0.045-0.049 (one H100 machine;
-// bench/results/history/inverse-tuning-NVIDIA-H100-2026-11-26.txt).
+// pair): four for real types, where more only slow the copy threads that
+// share the cores; twelve for complex ones, whose blocks cost four times
+// the flops and set the pace. Measured (H100, bench/results/history/inverse-tuning-NVIDIA-H100-2026-11-26.txt):
+// - real, eight against four: dpotri 'L' 16384 0.099-0.105 s against 0.094
+// - complex, twelve against four: zpotri 'L' 8192 0.074 s against 0.126-0.136
 template <class T> constexpr int kDiagWorkers = is_complex<T> ? 12 : 4;
 // Triangles of at most this order go to cuBLAS's trmm/herk whole; larger
 // ones split in halves around a gemm. HQR_INV_LEAF overrides it (a tuning
@@ -109,7 +107,8 @@ lint leaf_order() {
 // Pieces of an edge merge's last product (see by_pieces): its blocks turn
 // final piece by piece, so their download overlaps the rest of the merge
 // instead of following the whole call. HQR_INV_PIECES overrides it (1: the
-// merge in one go).
+// merge in one go). Eight against one: dpotri U 16384 0.127 s against 0.145
+// (H200, bench/results/history/inverse-tuning-NVIDIA-H200-2026-11-24.txt).
 constexpr lint kDefaultPieces = 8;
 lint edge_pieces() {
   const char *v = std::getenv("HQR_INV_PIECES");
@@ -332,12 +331,10 @@ template <class T> class HybridInverse {
   // slots hold, each group in tiles of columns, stored once all its tiles
   // have landed, so that a row is never half-written (Result::resume).
   // In the caller's column-major array a group of rows is one short segment
-  // per column, and short segments store slowly: groups of one slot (128
-  // rows at n = 16384, 1 KiB a column) were stored at 25-30 GB/s, whole
-  // columns at 60-70 (HQR_VERBOSE=2's download times, H100 host). Groups of
-  // up to 384 rows with streaming stores took dpotri 'U' 16384 from
-  // 0.127-0.130 s to 0.108-0.113 and dlauum 'U' from 0.086-0.092 to 0.078
-  // (same machine; bench/results/history/inverse-tuning-NVIDIA-H100-2026-11-26.txt).
+  // per column, and short segments store slowly (25-30 GB/s for 1 KiB a
+  // column against 60-70 for whole columns), hence groups of up to 384 rows
+  // with streaming stores: dpotri 'U' 16384 0.127-0.130 -> 0.108-0.113 s
+  // (H100, bench/results/history/inverse-tuning-NVIDIA-H100-2026-11-26.txt).
   // DMAs run up to kSlots pieces ahead of the host copies.
   void download() {
     if (!on_device()) return;
@@ -422,9 +419,8 @@ template <class T> class HybridInverse {
 
   // Pinned -> caller: piece r, only the elements of the referenced triangle
   // (without the diagonal for a unit trtri), with streaming stores, as
-  // potrf's: the caller will not read them soon. Measured on the H200, 16384:
-  // they took trtri and potri 'L' from 0.08-0.10 s and 0.117-0.128 s to
-  // 0.071-0.074 and 0.107-0.110.
+  // potrf's: the caller will not read them soon. dtrtri 'L' 16384 0.071-0.074 s
+  // against 0.08-0.10 with memcpy (H200, bench/results/history/inverse-NVIDIA-H200-2026-11-25.txt).
   void store(const Rect &r, const T *staged) {
     const lint skip = op_ == Op::trtri && unit_ ? 1 : 0;
     for_pieces(c_.download_copies, r.n, [&](lint j0, lint j1) {
@@ -445,11 +441,9 @@ template <class T> class HybridInverse {
   // the upload order, from the caller's array (which nothing writes before
   // the block's leaf has used them) to the device workspace; first every
   // inverse, then every product, so that the inverse phase never waits for
-  // a product its leaves do not use. One pass doing both, block by block,
-  // put the CPU on potri's critical path (the copy threads share its
-  // cores): on an H100 host the GPU's inverse phase ended 0.024 s after the
-  // last diagonal block; two passes took dpotri 'L' 16384 from 0.105-0.111 s
-  // to 0.094.
+  // a product its leaves do not use (one pass doing both put the CPU on
+  // potri's critical path): dpotri 'L' 16384 0.094 s against 0.105-0.111
+  // (H100, bench/results/history/inverse-tuning-NVIDIA-H100-2026-11-26.txt).
   void diagonals_on_cpu(int w) {
     try {
       if (!on_device()) return;
@@ -746,21 +740,16 @@ template <class S> __global__ void zero_diagonal_info(int64_t n, const S *d, int
 // U. With U = L**H: trtri is inv(U)**H, inv(U) by cholqr.cuh's
 // inverse_upper on U padded with I to an order N of 32 times a power of
 // two; potri is the lower triangle of inv(U) inv(U)**H (herk) and lauum of
-// U U**H (herk). cuSOLVER's trtri and potri, which this replaces, took
-// 0.4 and 0.5 ms on the device at n = 512 and 3.0 and 3.6 at 2048, and
-// its lauum 0.1 and 0.8 (H200, history/inverse-NVIDIA-H200-2026-11-26c.txt).
-// Up to these orders the one trip with cuSOLVER's routines beat the hybrid
-// (H200, d L and U, ms: trtri 2048 3.8-3.9 against 4.0-4.6, 3072 8.0
-// against 5.7-6.7; potri 2048 4.4-4.5 against 6.0-7.2, 3072 9.2 against
-// 9.0-11.9, 4096 16.5-16.9 against 13.0-14.6; lauum 4096 5.5-5.9 against
-// 7.6-9.7, and larger orders no longer fit the staging;
-// bench/results/history/inverse-tuning-NVIDIA-H200-2026-11-26.txt). On hqr's own
-// steps the one trip beats the hybrid further (H200, d L, s, one trip /
-// hybrid: trtri 3072 0.0029-0.0030 / 0.0063-0.0068, 4096 0.0045 /
-// 0.0079-0.0081; potri 4096 0.0055-0.0057 / 0.0149-0.0151;
-// inverse-NVIDIA-H200-2026-11-27.txt): up to 4096 for both. Past 4096 the
-// order pads to 8192 (two squares of 0.5 GiB in double), and trtri 4608
-// lost there (0.0110 / 0.0096-0.0099).
+// U U**H (herk). Up to 4096 for trtri and potri (past it the order pads to
+// 8192, two squares of 0.5 GiB in double); lauum, not padded, up to 4608,
+// the largest double order whose packed triangle fits the staging twice.
+// Measured reasons (H200):
+// - hqr's steps, not cuSOLVER's trtri/potri: those took 3.0 and 3.6 ms on the device at 2048
+//   (bench/results/history/inverse-NVIDIA-H200-2026-11-26c.txt)
+// - one trip against the hybrid, d L: potri 4096 0.0055 s / 0.0150, trtri 4608 lost (0.0110 / 0.0097)
+//   (bench/results/inverse-NVIDIA-H200-2026-11-27.txt)
+// - lauum: 4096 5.5-5.9 ms against the hybrid's 7.6-9.7
+//   (bench/results/history/inverse-tuning-NVIDIA-H200-2026-11-26.txt)
 lint one_trip_limit(Op op) { return op == Op::lauum ? 4608 : 4096; }
 
 template <class T> struct OneTripInverse {

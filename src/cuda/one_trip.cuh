@@ -8,13 +8,14 @@
 // after another, so that everything moves in plain 1D copies. The host
 // threads pack and unpack in parts, each part's DMA running while they copy
 // the next, and the threads that unpack start while the device still works,
-// so that their wake-up is hidden (H200: bench/results/history/
-// potrf-tuning-NVIDIA-H200-2026-11-26.txt).
+// so that their wake-up is hidden
+// (H200, bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
 //
 // A triangle is unpacked on the device into the lower triangle of a square,
 // an upper one conjugate-transposed (U**H = L): each triangle routine then
-// runs as its lower form (cuSOLVER's upper potrf takes about twice its
-// lower one), and a kernel packs the result again (OnTriangle).
+// runs as its lower form, and a kernel packs the result again (OnTriangle).
+// Measured reason: cuSOLVER's upper potrf takes about twice its lower one, 376 against 206 us at 512
+// (H200, bench/results/history/qr-NVIDIA-H200-2026-11-25b.txt).
 //
 // Nothing reaches the caller's arrays before the device routine's info is
 // known: if it is not 0, they come back untouched (ran = false) and the CPU
@@ -68,12 +69,12 @@ template <class T> struct Block {
   }
   // Columns j0..j1-1 between the caller's array and the packed p (this
   // block's start). Into the staging of a large transfer (stream) with
-  // non-temporal stores: the DMA that reads it next ran at 10-20 GB/s on
-  // lines the copy had left in the host's caches, at the link's rate on
-  // streamed ones (H200 host, d L 2048); a small one stays in the caches
-  // anyway, and streaming into lines the cache holds is slow (d L 256: 0.12
-  // ms against 0.02 with memcpy). Into the caller's array with ordinary
-  // stores, as the caller reads it next.
+  // non-temporal stores, into a small one and the caller's array (read next)
+  // with ordinary stores. Measured reasons (H200 host):
+  // - large: the DMA read cached lines at 10-20 GB/s, streamed ones at the link's rate
+  //   (d L 2048, bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt)
+  // - small: streaming into cached lines is slow, d L 256 0.12 ms against 0.02 with memcpy
+  //   (bench/results/potrf-NVIDIA-H200-2026-11-26b.txt)
   void copy(lint j0, lint j1, T *p, bool to_packed, bool stream) const {
     for (lint j = j0; j < j1; ++j) {
       T *col = column(j), *q = p + at(j);

@@ -4,25 +4,20 @@
 // of the matrix is updated by two gemms a panel, beside the next panel
 // (geqrf_small's two lanes).
 //
-// Why: cuSOLVER's geqrf is bound by its column steps at these orders (H200,
-// d, on the device: 256^2 0.68 ms, 512^2 1.67 ms; its geqr2 kernel 3.7 us a
-// column), and hqr's CholeskyQR2 panels by a score of small launches a
-// panel. Here a column costs one barrier: warp c owns column c of the panel,
-// forms v_j**H c and its update itself, and the owner of column j+1 forms
-// the next reflector's scalars straight after its own update. What bounds it
-// (ncu, H200, at the profiler's 1.5 GHz, when panels were up to 32 columns
-// wide): a 512-by-32 panel took 166-168 us in double, of which each column
-// step's loads and stores of the pivot and of every column (2560 warp
-// accesses of two wavefronts at 512 rows) were the most; a 64-row panel
-// still took 60-80 us, about 2 us a column of barrier, reductions and
-// xLARFG's serial chain. Cutting the instructions by a third sped single
-// precision up by a tenth and double not at all; the panel held in registers
-// (a warp a block of rows, a lane a column, four barriers a column) was
-// slower at every order, and so was a blocked panel (the columns right of
-// each 4 or 8 taking those reflectors at once: 198 against 173 us for a
-// 256-row panel in complex double). T formed by all warps instead of one
-// lane a row, and z four columns a thread, took 12-18 us off each panel
-// (ncu) (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27c.txt and -27d.txt).
+// A column costs one barrier: warp c owns column c of the panel, forms
+// v_j**H c and its update itself, and the owner of column j+1 forms the
+// next reflector's scalars straight after its own update. T is formed by
+// all warps (warp t row t), z = V T four columns a thread.
+//
+// Measured reasons (H200, ncu at 1.5 GHz):
+// - cuSOLVER's geqrf is bound by its column steps, 3.7 us a column at 512^2
+//   (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27c.txt)
+// - a column in shared memory, not registers: v7 (registers by rows) 512-row panel 209-225 us against 166
+//   (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27c.txt, items 5-6)
+// - column steps, not a blocked panel: z 256-row panel 173 against 198 us
+//   (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27d.txt, item 1)
+// - T by all warps and z four columns a thread: z 256-row panel 173 -> 155 us
+//   (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27d.txt, item 2)
 #pragma once
 
 #include <cfloat>
@@ -354,13 +349,12 @@ cudaError_t launch_panel_qr(cudaStream_t s, bool first, int64_t mk, int64_t kb, 
 // gemms of each panel's reflectors on the columns past the next panel on
 // the compute stream, while that panel is factored. A panel waits only
 // for the gemms of the panel two before it; V and Z alternate between two
-// buffers. In one lane each panel's gemms stand between it and the next
-// (H200, ms host to host, median of 9, one lane / two: z 256^2 1.00-1.02
-// / 0.91-0.96, d 512^2 1.51-1.61 / 1.41, c 512^2 1.87-1.93 / 1.67-1.99,
-// d 768^2 2.59-2.64 / 2.50-2.59). The update costs the panel's rows
-// times b**2 on one SM, while the gemms do not grow with the rows as
-// fast: z 768^2 3.98-4.02 / 4.07-4.17 all in two lanes, z 512^2 even
-// (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27e.txt).
+// buffers. Taller panels keep one lane: there the in-kernel update (the
+// panel's rows times b**2 on one SM) costs more than the gemms it spares.
+// Measured reasons (H200, ms host to host, one lane / two;
+// bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27e.txt):
+// - two lanes for short panels: d 512^2 1.51-1.61 / 1.41, z 256^2 1.00-1.02 / 0.91-0.96
+// - one lane for tall ones: z 768^2 3.98-4.02 / 4.07-4.17 all in two lanes
 template <class T, class Check>
 bool geqrf_small(Context &c, int64_t m, int64_t n, T *a, int64_t lda, T *tau, int b, T *work, Check &&check) {
   const int64_t k = std::min(m, n);

@@ -15,19 +15,18 @@
 //        herk of diagonal block k+1 can leave for the CPU early (look-ahead).
 //   gpu: cuSOLVER's potrf on the device, queued behind herk(k): the host
 //        never waits and the GPU never idles on a host round trip.
-// Which is faster depends on the host's single-core speed against the GPU's
-// small-kernel latency; bench/results/ has the measurements behind the default.
+// gpu is the default; HQR_PANEL=cpu picks the other (which is faster depends
+// on the host's single-core speed against the GPU's small-kernel latency).
 //
 // The device holds the triangle as the caller stores it. For uplo = 'U'
 // (A = U**H*U, U = L**H) panel k is block row k of U, and each step is the
 // conjugate transpose of the lower one: herk and gemm with the left factor
 // transposed, trsm from the left. Its pieces travel as stored, column
-// segments of U a panel wide, with no transposes on the device. (Until
-// 2026-11-26 the device held L = U**H, transposed by geam on the transfer
-// streams; those kernels waited behind the updates for free SMs, and
-// dpotrf U 24576 took 0.146-0.158 s against L's 0.123-0.129 on the H200;
-// as stored, 0.125-0.135.) Only the triangle LAPACK references moves; the other
-// triangle is never written.
+// segments of U a panel wide, with no transposes on the device. Only the
+// triangle LAPACK references moves; the other triangle is never written.
+//
+// Measured reason (H200, hqr alone): U kept as stored, no transposes, dpotrf U 24576
+// 0.146-0.158 -> 0.131 s (bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt, items 1-3).
 //
 // If the GPU fails mid-call, or a leading minor is not positive definite (or
 // NaN), the columns of L already stored in the caller's array are final and
@@ -401,12 +400,11 @@ template <class T> class HybridPotrf {
   }
 
   // U**H X = B in place (U n by n, B n by m): by halves, a gemm for the
-  // off-diagonal half and cuBLAS's trsm at leaves of 128. cuBLAS's
-  // left-side trsm alone took 36 ms of dpotrf U 24576 where the lower
-  // case's right-side one takes 24; with the halves the call went from
-  // 0.135 to 0.126 s on the H200 (leaves of 256 or 512, or the trsm in
-  // pieces of 4096 columns: no gain). Splitting the lower case's trsm
-  // measured no gain (bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-25.txt).
+  // off-diagonal half and cuBLAS's trsm at leaves of 128, because cuBLAS's
+  // left-side trsm is slow: dpotrf U 24576 0.135 -> 0.126 s, leaves of 256 or 512 no gain
+  // (H200, bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt, item 5).
+  // The lower case's right-side trsm by halves gained nothing
+  // (bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-25.txt, item 3).
   bool solve_upper(const T *u, lint n, T *b, lint m) {
     constexpr lint kLeaf = 128;
     if (n <= kLeaf)
@@ -438,8 +436,8 @@ template <class T> class HybridPotrf {
 
   // Everything queued on the device; the host only waits for uploads. The
   // diagonal block's potrf runs on the panel stream beside gemm(k), which
-  // does not need it. (Splitting trsm(k) so that block k+1's herk and potrf
-  // start early measured no faster on the H200.)
+  // does not need it. Splitting trsm(k) so that block k+1's herk and potrf
+  // start early measured no faster (H200, bench/results/history/potrf-NVIDIA-H200-2026-11-22b.txt).
   void factor_gpu_panels() {
     for (lint k = 0; k < np_ && !stopped(); ++k) {
       const lint k0 = k * nb_, kb = std::min(nb_, n_ - k0);
@@ -582,8 +580,8 @@ template <class T> Result potrf(bool upper, lint n, T *a, lint lda) {
   if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
   const Panel mode = config::panel() == config::kPanelCpu ? Panel::cpu : Panel::gpu;
   const int nb_setting = config::nb();
-  // Block sizes measured on the H200 (bench/results/): the CPU factors 512
-  // blocks in time; on the GPU 768 is best at n = 8192 and 1024 from 16384.
+  // Block sizes: the CPU factors 512 blocks in time; on the GPU 768 is best at
+  // n = 8192 and 1024 from 16384 (H200, bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-22.txt).
   // HQR_NB (or HQR_PANEL=cpu) asks for the hybrid schedule at any order.
   if (nb_setting <= 0 && mode == Panel::gpu && n <= kOneTrip && one_trip_fits<T>(*c, n)) {
     OneTripPotrf<T> op;

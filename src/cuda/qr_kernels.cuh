@@ -110,7 +110,8 @@ template <class S> __device__ int first_zero_diagonal(int64_t n, const S *d, int
 // zeros where it came from: to_upper, a lower L becomes the upper L**H;
 // otherwise an upper U becomes the lower U**H. Upper Cholesky factors go
 // through cuSOLVER's lower potrf this way, its faster one (at b = 512 on
-// the H200: 0.21 ms against 0.38). Each pair (i, j), i < j, belongs to one
+// the H200: 0.21 ms against 0.38; bench/results/history/qr-NVIDIA-H200-2026-11-25b.txt).
+// Each pair (i, j), i < j, belongs to one
 // thread.
 template <class S> __global__ void mirror_triangle(int b, S *a, int lda, bool to_upper) {
   for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < int64_t(b) * b;

@@ -5,12 +5,8 @@
 // hqr's lose) and cuBLAS, the results downloaded whole.
 //
 // Why: below about 2048 the hybrid paths' per-block staging, events and
-// T factors cost more than the device work. cuSOLVER's own geqrf is
-// latency-bound there (H200, d, device only: 512^2 1.7 ms, 1024^2 4.1 ms),
-// and so were hqr's: 512^2 took 2.9 ms host to host against cuSOLVER's 1.8
-// with a pinned caller buffer; dormqr 1024 3.0 ms against 1.3, dgels
-// 4096x512 6.6 ms against 4.6 (bench/results/history/
-// qr-tuning-NVIDIA-H200-H100-2026-11-26.txt).
+// T factors cost more than the device work: hybrid dgeqrf 512^2 2.9 ms host to host against
+// cuSOLVER's 1.8 pinned (H200, bench/results/history/qr-tuning-NVIDIA-H200-H100-2026-11-26.txt).
 //
 // xGELS with m < n factors A**H (transposed on the device) as the hybrid
 // path does, which gives xGELQF's L = R**H and reflectors.
@@ -60,27 +56,25 @@ HQR_CUSOLVER_Q(std::complex<double>, Z, unmqr, ungqr)
 // Which QR of an m-by-n matrix in one trip: hqr's small geqrf (panel_qr.cuh)
 // for small, near-square shapes, where per-column launches bound cuSOLVER's
 // geqrf and hqr's CholeskyQR2 panels alike, hqr's device geqrf
-// (geqrf_device: CholeskyQR2 panels) elsewhere. H200, d, ms host to host,
-// cuSOLVER's geqrf / geqrf_device: 256^2 0.8 / 1.7, 512^2 1.9 / 2.6,
-// 768^2 3.1 / 3.5, 1024^2 4.6 / 4.5; 4096x512 4.5 / 2.6, 512x4096 4.1 /
-// 3.4. The small geqrf against cuSOLVER's (H200, d, ms): 256^2 0.72-0.77
-// / 0.86-0.91, 512^2 1.75-1.84 / 1.96-2.13, 768^2 and 700x650 even, but
-// 1536x768 5.1 / 4.7 (panels of 16 columns there, as 32 do not fit the
-// shared memory; bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27c.txt), so
-// cuSOLVER's geqrf keeps taller matrices, and any device whose shared
-// memory holds no panel.
+// (geqrf_device: CholeskyQR2 panels) elsewhere; cuSOLVER's geqrf where the
+// small geqrf does not fit (rows past kPanelQrRows, or shared memory that
+// holds no panel). Measured reasons (H200, d, ms host to host):
+// - small shapes leave geqrf_device: 512^2 2.6 against cuSOLVER's 1.9, 4096x512 2.6 against 4.5
+//   (bench/results/history/qr-tuning-NVIDIA-H200-H100-2026-11-26.txt)
+// - small geqrf against cuSOLVER's: 512^2 1.75-1.84 / 1.96-2.13, 1536x768 5.1 / 4.7 (16-column panels)
+//   (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27c.txt)
 bool small_geqrf(lint m, lint n) {
   const lint lo = std::min(m, n), hi = std::max(m, n);
   return lo <= 768 && hi <= 2 * lo;
 }
 constexpr lint kPanelQrRows = 1024;
 // Whether a QR of an m-by-n matrix goes in one trip at all: up to a
-// smaller dimension of 1024 and `mib` MiB, where it beats the hybrid (H200,
-// d, ms, one trip / hybrid: 1024^2 4.5 / 4.5, 2048x1024 4.3 / 4.6,
-// 16384x128 1.4 / 2.3, 1024x4096 6.1 / 6.8, 1536^2 6.7 / 6.3, 2048^2 9.3 /
-// 8.1). xGEQRF: 32 MiB for wide shapes, 16 for tall ones, whose hybrid
-// hides its transfers behind the panels (H100, 32 MiB: 4096x1024 5.5 / 5.1,
-// 8192x512 3.7 / 3.6); xGELS: 32 MiB (H100, 4096x1024 6.2 / 8.0).
+// smaller dimension of 1024 and `mib` MiB, where it beats the hybrid;
+// xGEQRF: 32 MiB for wide shapes, 16 for tall ones, whose hybrid hides its
+// transfers behind the panels; xGELS: 32 MiB. Measured reasons (d, ms, one trip / hybrid;
+// bench/results/history/qr-tuning-NVIDIA-H200-H100-2026-11-26.txt):
+// - H200: 16384x128 1.4 / 2.3, 1536^2 6.7 / 6.3 (past 1024 the hybrid wins)
+// - H100, 32 MiB: dgeqrf 4096x1024 5.5 / 5.1 (tall: the hybrid wins), dgels 4096x1024 6.2 / 8.0
 template <class T> bool one_trip_qr(lint m, lint n, std::size_t mib) {
   return std::min(m, n) <= 1024 && std::size_t(m) * std::size_t(n) * sizeof(T) <= (mib << 20);
 }
@@ -198,12 +192,10 @@ template <class T> struct BlockScratch {
   }
 };
 
-// xORMQR/xUNMQR: hqr's blocks up to k = 1024, cuSOLVER's ormqr/unmqr above.
-// With T's inverse by cuBLAS's trsm and the product by T by its trmm the
-// blocks were no faster than cuSOLVER's ormqr (512 0.72-1.06 / 0.78-0.79
-// ms, history/qr-tuning-NVIDIA-H200-H100-2026-11-26.txt, item 9); without them,
-// H100, ms, cuSOLVER's / hqr's: 512 0.67-0.85 / 0.61-0.63, 1024 1.30-1.34 /
-// 0.94-1.01 (bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt).
+// xORMQR/xUNMQR: hqr's blocks (block_reflector.cuh) up to k = 1024,
+// cuSOLVER's ormqr/unmqr above. Measured reason
+// (H100, ms, cuSOLVER's / hqr's): 1024 1.30-1.34 / 0.94-1.01
+// (bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt).
 constexpr lint kOwnQ = 1024;
 template <class T> struct OrmqrOp {
   const char *name = "ormqr";
@@ -259,13 +251,9 @@ template <class T> struct OrmqrOp {
 };
 
 // xORGQR/xUNGQR: hqr's blocks up to k = 1024, cuSOLVER's orgqr/ungqr
-// above. H100, hqr's time in ms, cuSOLVER's / hqr's blocks of 256 with T by
-// trsm and the product by T by trmm, four runs each over two calls: k = 256
-// 0.36-0.46 / 0.27-0.31, 512 0.89-1.05 / 0.69-0.81, 1024 1.80-2.03 /
-// 1.44-1.71; from 1536 on even (2048 3.22-3.74 / 3.36-3.48), and at 3072 the
-// blocks lost (history/qr-tuning-NVIDIA-H200-H100-2026-11-26.txt, item 9). Blocks of
-// 512 with inverse_upper and gemms: 512 0.50-0.58, 1024 0.79-0.95
-// (bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt).
+// above. Measured reasons (H100, ms, cuSOLVER's / hqr's):
+// - k = 1024 1.36-1.37 / 0.79-0.95 (bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt)
+// - from 1536 even, at 3072 the blocks lose (bench/results/history/qr-tuning-NVIDIA-H200-H100-2026-11-26.txt, item 9)
 template <class T> struct OrgqrOp {
   const char *name = "orgqr";
   lint m, n, k;

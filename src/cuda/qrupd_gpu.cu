@@ -130,13 +130,10 @@ __host__ __device__ inline int panel_ld(int h) { return (h + 1) & ~1; }
 // the columns after, 8 lanes a column. T comes at the end: the Gram
 // products a lane each, then xLARFT's recurrence on blocks of 16 and their
 // merges.
-// Blocks of 32 reflectors: at P = 100, 1948 reflectors took 4.3 ms in
-// blocks of 32 against 5.3 in blocks of 64 (H100, kernels alone). Until
-// 2026-11-26 a warp reduced each dot product of the trailing columns and
-// of T's Gram products, one warp ran T's whole recurrence, and the norm
-// always took xNRM2's two passes: 8.2 ms in blocks of 32, 11.1 in blocks
-// of 64 (the default then); delcols 16384 x 4096, P = 100, spent 12.6 of
-// its 19 ms there (bench/results/update-*).
+// Measured reasons (H100, kernels alone, 1948 reflectors at P = 100;
+// bench/results/history/update-NVIDIA-H100-80GB-HBM3-2026-11-26.txt):
+// - 8 lanes a trailing column, Gram products a lane each: 4.3 ms against 8.2 with a warp reduction
+// - blocks of 32 reflectors: 4.3 ms against 5.3 in blocks of 64
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     panel_qr(T *a, idx lda, int h, int nr, int p, T *v, idx ldv, T *t, idx ldt, T *gw) {
@@ -258,9 +255,9 @@ __global__ void __launch_bounds__(kThreads)
   // diagonal block by the recurrence T(r, i) = -tau_i sum_{k=r}^{i-1}
   // T(r, k) G(i, k) (a thread per row r; rows are independent), then
   // neighbouring blocks A, B merge: T_AB = -T_AA (V_A^T V_B) T_BB, through
-  // W = (V_A^T V_B) T_BB in sw. (One warp ran the whole recurrence until
-  // 2026-11-26: 105k cycles for a block of 64; a block of 32 now takes 10k
-  // for this part and 14k for the Gram products, H100.)
+  // W = (V_A^T V_B) T_BB in sw. A thread a row, not one warp for the whole
+  // recurrence (105k cycles for a block of 64, H100,
+  // bench/results/history/update-NVIDIA-H100-80GB-HBM3-2026-11-26.txt).
   constexpr int kLeaf = 16;
   if (int(threadIdx.x) < nr) {
     const int r = threadIdx.x, b1 = min((r / kLeaf + 1) * kLeaf, nr);
@@ -506,10 +503,10 @@ template <class T> class Update {
   }
   // The same on a thread of its own, once the uploads are done: R's rows
   // below the diagonal are read by neither path, so they can become zeros
-  // while the device works and Q streams out, rather than after R lands
-  // (0.5 GB read at M = 16384: 7 ms of addcols at J = 1, of delrows and of
-  // addrows with Q until 2026-11-26, H100). Joined by wait() or on leaving
-  // the scope.
+  // while the device works and Q streams out, rather than after R lands,
+  // where it cost ~7 ms of addcols at J = 1, delrows and addrows with Q
+  // (H100, bench/results/update-NVIDIA-H100-80GB-HBM3-2026-11-26b.txt, item 2).
+  // Joined by wait() or on leaving the scope.
   class Clearing {
    public:
     Clearing(Update &u, T *h, idx ldh, idx c0, idx c1, idx m, CopyPool *pool = nullptr)
@@ -544,17 +541,14 @@ template <class T> class Update {
   // Blocks as tall as that allows, up to kBlockRows (HQR_NB if set): the
   // host writes each column's rows of a tile as one segment into the
   // caller's column-major array, and short segments cost a page walk and a
-  // few cache lines each.
-  // Blocks of one slot (169 rows of Q's 12388 columns, until 2026-11-26)
-  // took Q out at 34 GB/s; the host alone copied 1352-byte segments at 25
-  // GB/s, 5408-byte ones at 48 (16 threads, H100 host).
+  // few cache lines each: 1352-byte segments copied at 25 GB/s, 5408-byte ones at 48
+  // (16 threads, H100 host, bench/results/update-NVIDIA-H100-80GB-HBM3-2026-11-26b.txt, item 1).
   // `produce`, if given, queues on the compute stream the work that makes
   // rows r0..r1-1 of d final (produce(r0, r1)); it is called for groups of
   // at least kGroupRows rows, one group ahead of the downloads, so that the
   // device computes the next group while this one leaves, and each group's
-  // DMAs wait for its own work only. (Groups of 768 rows, six slots' worth
-  // at M = 16384, made the products' gemms too thin to fill the GPU: adding
-  // 100 columns at J = 1 took 0.19 s instead of 0.18.)
+  // DMAs wait for its own work only. Groups of 4096, not fewer rows: at 768
+  // the products' gemms were too thin to fill the GPU (addcols J = 1 0.19 s against 0.18).
   static constexpr idx kGroupRows = 4096, kBlockRows = 1024;
   using Producer = std::function<bool(idx, idx)>;
   idx stream_rows(const T *d, idx ldd, T *h, idx ldh, idx nrows, idx ncols, bool from_end = false,
@@ -821,11 +815,9 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
     // increasing column order so that a column is read before it is
     // overwritten). If the GPU then fails, the move is undone (the deleted
     // columns' rows stay lost: the CPU does not read them) and the CPU
-    // redoes the update from the input. Both waited for the device's
-    // success until 2026-11-26: 3.1 and 1.3 ms of the 19 ms of delcols
-    // 16384 x 4096, P = 100 (H200). Started only after the launches, the
-    // share made that call 11.8-15.0 ms against 8.3-15.3 (H100, one call,
-    // a noisy host; bench/results/update-*).
+    // redoes the update from the input. Measured reason: after the device's success
+    // the move and the clearing added about 1 and 3 ms to delcols 16384 x 4096, P = 100
+    // (H100, HQR_VERBOSE=2, bench/results/history/update-NVIDIA-H100-80GB-HBM3-2026-11-26.txt, item 2).
     const idx slices = std::min<idx>(c.upload_copies.threads(), std::max<idx>(1, j0 / 256));
     auto move_top = [&](bool back) {
       if (j0 > 0)
@@ -883,7 +875,8 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
 // (geqrf_device: CholeskyQR2 panels), which ran faster than reflectors that
 // touch only one row of R and the P new rows each ([R; U] as LAPACK's
 // xTPQRT, 4096 of them in 28 ms at P = 512, N = 4096 on the H200: one
-// barrier a reflector in a single thread block): bench/results/update-*.
+// barrier a reflector in a single thread block;
+// bench/results/history/update-NVIDIA-H200-2026-11-25.txt).
 // R's upper part and U come in, the new R's upper part goes back staged.
 template <class T>
 Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu_) {
@@ -911,9 +904,9 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
     // what neither path reads (R's strictly lower part, then rows that were
     // not R's): the host clears it while the device factors (0.5 GB at M =
     // 16384, N = 4096, P = 512), so that the staged R goes back with
-    // nothing left to clear after it (that took 1.5-2 ms of the 25 until
-    // 2026-11-26, H100). Zeros are right there whatever comes next: the CPU
-    // path, should the device fail, writes the same zeros.
+    // nothing left to clear after it (after it, 1.5-2 ms of the 25: H100,
+    // bench/results/update-NVIDIA-H100-80GB-HBM3-2026-11-26b.txt, item 2). Zeros are
+    // right there whatever comes next: the CPU path, should the device fail, writes the same zeros.
     typename Update<T>::Clearing clearing(u, r, ldr, 0, n, m + p);
     const bool factored = factor(u, kp, n, dZ, ldz, dtau);
     clearing.wait();
