@@ -36,6 +36,7 @@
  *
  * Build: cc qrupd_econ_rows.c -I<hqr>/include -L<hqr>/lib -lhqr -lm
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
