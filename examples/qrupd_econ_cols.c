@@ -46,15 +46,15 @@ void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, 
 void dtrtrs_(const char *uplo, const char *trans, const char *diag, const int *n, const int *nrhs, const double *a,
              const int *lda, double *b, const int *ldb, int *info, size_t, size_t, size_t);
 
-enum { PADD = 10 };              /* regressors entering in step 1 (and leaving in step 2) */
+enum { PADD = 10 };                /* regressors entering in step 1 (and leaving in step 2) */
 static const double LIMIT = 1e-10; /* largest relative difference accepted */
 
-static int m, npool, kmax;       /* observations, pool size, most columns at once */
+static int m, npool, kmax;         /* observations, pool size, most columns at once */
 static double *q, *r, *u, *a, *b, *work;
-static int *reg;                 /* reg[c]: the pool index of column c of A */
-static int k;                    /* columns of A now */
+static int *reg;                   /* reg[c]: the pool index of column c of A */
+static int k;                      /* columns of A now */
 static int lwork;
-static double worst;             /* the largest relative difference so far */
+static double worst;               /* the largest relative difference so far */
 
 /* ---- data ------------------------------------------------------------------ */
 

@@ -51,10 +51,10 @@ void dtrtrs_(const char *uplo, const char *trans, const char *diag, const int *n
 
 static const double LIMIT = 1e-10; /* largest relative difference accepted */
 
-static int kreg, n;          /* regressors; columns of W = [A b] (K+1) */
-static double *r, *work;     /* R of W: n-by-n, LDR = n */
+static int kreg, n;                /* regressors; columns of W = [A b] (K+1) */
+static double *r, *work;           /* R of W: n-by-n, LDR = n */
 static int lwork;
-static double worst;         /* the largest relative difference so far */
+static double worst;               /* the largest relative difference so far */
 
 /* ---- data ------------------------------------------------------------------ */
 
@@ -66,11 +66,11 @@ static void observation(long long *s, double *w, int inc) {
   double b = 0;
   for (int c = 0; c < kreg; ++c) {
     *s = *s * MINSTD_A % MINSTD_M;
-    w[c * inc] = (double)*s / MINSTD_M - 0.5;
-    b += w[c * inc] / (c + 1);
+    w[(size_t)c * inc] = (double)*s / MINSTD_M - 0.5;
+    b += w[(size_t)c * inc] / (c + 1);
   }
   *s = *s * MINSTD_A % MINSTD_M;
-  w[kreg * inc] = b + 0.1 * ((double)*s / MINSTD_M - 0.5);
+  w[(size_t)kreg * inc] = b + 0.1 * ((double)*s / MINSTD_M - 0.5);
 }
 
 /* ---- helpers ----------------------------------------------------------------- */
