@@ -21,7 +21,7 @@ tests=$(ls build/test/test_* 2>/dev/null)
 
 if part suite; then
 echo "== suite, every size on the GPU"
-HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_SCRIPTS=0 scripts/run-tests.sh $tests >"$out/suite.log" 2>&1 || fail=1
+HQR_GPU_MIN_N=0 BUILD=build scripts/run-tests.sh $tests >"$out/suite.log" 2>&1 || fail=1
 tail -n 3 "$out/suite.log"
 fi
 
@@ -63,7 +63,7 @@ echo "== the device set ($gpus GPUs)"
 node_run() {  # name, expected trace pattern, env...
   name=$1 want=$2; shift 2
   log="$out/node-$name.log"
-  env "$@" HQR_VERBOSE=1 HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_SCRIPTS=0 \
+  env "$@" HQR_VERBOSE=1 HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_LOG=full \
     scripts/run-tests.sh build/test/test_potrf_hybrid ${NODE_MORE_TESTS-build/test/test_cholesky} >"$log" 2>&1
   rc=$?
   seen=$(grep -c "potrf .*path=$want" "$log")
@@ -155,7 +155,7 @@ echo "== injected GPU faults"
 for f in alloc copy:7 kernel:9 sync:4; do
   for panel in ${GPU_CHECK_PANELS:-gpu cpu}; do
     log="$out/fault-$f-$panel.log"
-    HQR_PANEL=$panel HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_SCRIPTS=0 \
+    HQR_PANEL=$panel HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 BUILD=build HQR_TEST_LOG=full \
       scripts/run-tests.sh build/test/test_potrf_hybrid build/test/test_inverse >"$log" 2>&1
     rc=$?
     fired=$(grep -cE "path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
