@@ -1,9 +1,16 @@
 #!/bin/sh
-# LAPACK's own test programs (Debian package liblapack-test: xlintst{s,d,c,z})
-# restricted to the PO, TR, QR and LS paths, error exits included, run once
-# against the system LAPACK and once with LD_PRELOAD=libhqr.so. A precision
-# passes when both runs print "passed" for every path and for the error exits,
-# nothing "fail"s, and the two runs' summary lines agree.
+# LAPACK's own test programs (Debian package liblapack-test: xlintst{s,d,c,z}),
+# error exits included, run once against the system LAPACK and once with
+# LD_PRELOAD=libhqr.so. HQR_LAPACK_TESTING picks the paths:
+#   short (the default; make check)  PO, TR, QR and LS, the paths of hqr's
+#                                    own routines (about 10 s)
+#   full  (make check-full)          every path of the input file (GE, GB,
+#                                    ..., PO, ..., QR, ..., LS, ...: the rest
+#                                    of LAPACK calling hqr's BLAS-3 and
+#                                    routines; about 3 minutes)
+# A precision passes when both runs finish, print "passed" for the PO, TR, QR
+# and LS routines and their error exits, nothing "fail"s, and the two runs'
+# summary lines (every path's) agree.
 #
 # One known failure of the system library is tolerated, and only when the run
 # without hqr shows exactly the same lines: LAPACK 3.11's own SLATRS3 test
@@ -11,6 +18,11 @@
 # failures (Reference-LAPACK/lapack#764, fixed in LAPACK 3.12; reference
 # BLAS passes). It is printed as a note, never hidden.
 BUILD=${BUILD:-build}
+mode=${HQR_LAPACK_TESTING:-short}
+case $mode in
+  short | full) ;;
+  *) echo "not ok - lapack_testing: HQR_LAPACK_TESTING=$mode is short or full"; exit 1 ;;
+esac
 lib=$(cd "$BUILD" && pwd)/libhqr.so
 dir=${LAPACK_TESTING_DIR:-/usr/lib/x86_64-linux-gnu/lapack}
 # A directory of its own per run (make check may run twice at once in one
@@ -33,8 +45,13 @@ for p in s d c z; do
     continue
   fi
   # Parameters (the first 16 lines: sizes, block sizes, threshold, T/T/T),
-  # then only the PO, TR, QR and LS paths.
-  { head -n 16 "$input"; grep -E "^${P}(PO|TR|QR|LS) " "$input"; } > "$out/$p.in"
+  # then one line a path: short keeps the PO, TR, QR and LS ones.
+  if [ "$mode" = full ]; then
+    cp "$input" "$out/$p.in"
+  else
+    { head -n 16 "$input"; grep -E "^${P}(PO|TR|QR|LS) " "$input"; } > "$out/$p.in"
+  fi
+  paths=$(tail -n +17 "$out/$p.in" | grep -c .)
   (cd "$out" && "$prog" < "$p.in" > "$p.plain.out" 2>&1); rc1=$?
   (cd "$out" && LD_PRELOAD=$lib HQR_VERBOSE=1 "$prog" < "$p.in" > "$p.hqr.out" 2> "$p.hqr.err"); rc2=$?
   summary "$out/$p.plain.out" > "$out/$p.plain.sum"
@@ -83,9 +100,9 @@ for p in s d c z; do
   fi
   n=$(grep -c 'passed the' "$out/$p.hqr.sum")
   if [ -z "$why" ]; then
-    ok "lapack_testing: $P PO/TR/QR/LS pass with and without hqr ($n summary lines agree)$note"
+    ok "lapack_testing ($mode): $P, $paths paths, pass with and without hqr ($n summary lines agree)$note"
   else
-    notok "lapack_testing: $P PO/TR/QR/LS${why}"
+    notok "lapack_testing ($mode): $P, $paths paths${why}"
   fi
 done
 if [ $failed -eq 0 ]; then rm -rf "$out"; else echo "# files of this run: $out"; fi
