@@ -4,8 +4,14 @@
 #                   build/libhqr64.so and build/ilp64/hqr.mod (64-bit INTEGER);
 #                   stops at once, naming them, if Debian packages it needs
 #                   are missing (`make deps` installs them)
-#   make check      install missing Debian packages, build, run every test
-#                   (check-asan included)
+#   make check      install missing Debian packages, build, run the quick
+#                   suites with a progress line each: the CMocka tests, the
+#                   integration tests test/*.sh, a short run of LAPACK's
+#                   testers (<= 15 minutes on 2 cores, build included)
+#   make check-full everything: make check, then make check-slow
+#   make check-slow what check-full adds to check: every path of LAPACK's
+#                   testers, the CMocka tests with 64-bit INTEGER, valgrind,
+#                   check-asan (about 25 minutes on 2 cores)
 #   make check-asan the CMocka tests with AddressSanitizer and UBSan
 #   make demo       run an unmodified LAPACK program plainly and through hqr
 #   make bench      the benchmark programs (CUDA; scripts/bench* run them)
@@ -75,7 +81,7 @@ FOBJ64   := $(BUILD)/obj/fortran64/hqr_mod.o
 LAPACK_LIBS   := -llapack -lblas
 LAPACK64_LIBS := -llapack64 -lblas64
 
-.PHONY: all deps build-deps check check-asan demo install clean tests bench
+.PHONY: all deps build-deps check check-full check-slow check-asan demo install clean tests bench
 all: $(LIB) $(LIB64) $(FMOD) $(FMOD64) $(BUILD)/hqr.pc $(BUILD)/hqr64.pc
 
 # Compile rules for one ABI's object folder ($(1) = lp64 or ilp64).
@@ -187,10 +193,28 @@ $(BUILD)/test64/%: test/%.cpp test/testing.hpp $(LIB64)
 
 tests: $(TEST_BIN) $(TEST_BIN64)
 
+# make check runs the quick suites, make check-slow the rest, make check-full
+# both (.ci/run: check, then check-slow). The times are on 2 cores without a
+# GPU: the build about 5 minutes, the quick suites about 3 (the CMocka tests
+# 1, the scripts 1, LAPACK's PO/TR/QR/LS paths 10 s); of the slow ones
+# valgrind takes about 10 minutes, check-asan 8, every path of LAPACK's
+# testers 3, the 64-bit CMocka tests 1 (and 2 to build).
+SLOW_SCRIPTS  := test/valgrind.sh test/ilp64_cmocka.sh
+QUICK_SCRIPTS := $(filter-out $(SLOW_SCRIPTS),$(wildcard test/*.sh))
+
 check: deps
+	$(MAKE) all $(TEST_BIN)
+	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BIN) $(QUICK_SCRIPTS)
+
+check-slow: deps
 	$(MAKE) all tests
-	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BIN)
+	HQR_LAPACK_TESTING=full BUILD=$(BUILD) scripts/run-tests.sh test/lapack_testing.sh $(SLOW_SCRIPTS)
 	$(MAKE) check-asan
+
+# One after the other (under -j, prerequisites would run at once).
+check-full: deps
+	$(MAKE) check
+	$(MAKE) check-slow
 
 # ---- sanitizers --------------------------------------------------------------
 # The library and the CMocka programs built again with AddressSanitizer and
@@ -203,10 +227,9 @@ check: deps
 ASAN_BUILD := $(BUILD)/asan
 SANITIZE   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 check-asan: deps
-	$(MAKE) HQR_CUDA=0 BUILD=$(ASAN_BUILD) CXX="$(CXX) $(SANITIZE)" all tests
+	$(MAKE) HQR_CUDA=0 BUILD=$(ASAN_BUILD) CXX="$(CXX) $(SANITIZE)" $(patsubst test/%.cpp,$(ASAN_BUILD)/test/%,$(TEST_SRC))
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	    HQR_TEST_SCRIPTS=0 BUILD=$(ASAN_BUILD) \
-	    scripts/run-tests.sh $(patsubst test/%.cpp,$(ASAN_BUILD)/test/%,$(TEST_SRC))
+	    BUILD=$(ASAN_BUILD) scripts/run-tests.sh $(patsubst test/%.cpp,$(ASAN_BUILD)/test/%,$(TEST_SRC))
 
 # ---- benchmarks ----------------------------------------------------------------
 # Programs, not tests (scripts/bench*, run on a GPU machine); they need CUDA.
