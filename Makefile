@@ -15,7 +15,8 @@
 #   make check-asan the CMocka tests with AddressSanitizer and UBSan
 #   make demo       run an unmodified LAPACK program plainly and through hqr
 #   make bench      the benchmark programs (CUDA; scripts/bench* run them)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local  (with lib/pkgconfig/hqr.pc, hqr64.pc and
+#                   lib/cmake/hqr/hqrConfig.cmake: find_package(hqr), hqr::hqr)
 #
 # HQR_CUDA=0 builds without CUDA; by default CUDA is used when nvcc is found.
 
@@ -33,7 +34,7 @@ VERSION   := 0.1.0
 # Debian packages needed to build and test; `make deps` installs what is missing.
 DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
                 liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf \
-                libopenblas64-dev liblapack64-dev libblas64-dev valgrind
+                libopenblas64-dev liblapack64-dev libblas64-dev valgrind cmake
 # Those the libraries alone need: plain `make` checks them first.
 BUILD_PACKAGES := g++ gfortran libopenblas-dev liblapack-dev libblas-dev liblapacke-dev \
                   libopenblas64-dev liblapack64-dev libblas64-dev
@@ -82,7 +83,7 @@ LAPACK_LIBS   := -llapack -lblas
 LAPACK64_LIBS := -llapack64 -lblas64
 
 .PHONY: all deps build-deps check check-full check-slow check-asan demo install clean tests bench
-all: $(LIB) $(LIB64) $(FMOD) $(FMOD64) $(BUILD)/hqr.pc $(BUILD)/hqr64.pc
+all: $(LIB) $(LIB64) $(FMOD) $(FMOD64) $(BUILD)/hqr.pc $(BUILD)/hqr64.pc $(BUILD)/hqrConfigVersion.cmake
 
 # Compile rules for one ABI's object folder ($(1) = lp64 or ilp64).
 define abi_rules
@@ -137,6 +138,14 @@ $(FOBJ64) $(FMOD64) &: $(BUILD)/gen/hqr64.f90
 $(BUILD)/%.pc: scripts/%.pc.in
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# find_package(hqr): cmake/hqrConfig.cmake finds the prefix from its own
+# place; the version file carries VERSION.
+VERSION_PARTS := $(subst ., ,$(VERSION))
+$(BUILD)/hqrConfigVersion.cmake: cmake/hqrConfigVersion.cmake.in Makefile
+	@mkdir -p $(BUILD)
+	sed -e 's|@VERSION@|$(VERSION)|' -e 's|@VERSION_MAJOR@|$(word 1,$(VERSION_PARTS))|' \
+	    -e 's|@VERSION_MINOR@|$(word 2,$(VERSION_PARTS))|' $< > $@
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
@@ -260,12 +269,13 @@ demo: deps
 # ---- install -----------------------------------------------------------------
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	    $(DESTDIR)$(PREFIX)/include/hqr $(DESTDIR)$(PREFIX)/include/hqr64
+	    $(DESTDIR)$(PREFIX)/include/hqr $(DESTDIR)$(PREFIX)/include/hqr64 $(DESTDIR)$(PREFIX)/lib/cmake/hqr
 	install -m 755 $(LIB) $(LIB64) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/hqr.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(FMOD) $(DESTDIR)$(PREFIX)/include/hqr/
 	install -m 644 $(FMOD64) $(DESTDIR)$(PREFIX)/include/hqr64/
 	install -m 644 $(BUILD)/hqr.pc $(BUILD)/hqr64.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 cmake/hqrConfig.cmake $(BUILD)/hqrConfigVersion.cmake $(DESTDIR)$(PREFIX)/lib/cmake/hqr/
 
 clean:
 	rm -rf $(BUILD)
