@@ -137,7 +137,7 @@ $(FOBJ64) $(FMOD64) &: $(BUILD)/gen/hqr64.f90
 
 $(BUILD)/%.pc: scripts/%.pc.in
 	@mkdir -p $(BUILD)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	sed -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # find_package(hqr): cmake/hqrConfig.cmake finds the prefix from its own
 # place; the version file carries VERSION.

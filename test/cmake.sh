@@ -51,6 +51,21 @@ else
   finish
 fi
 
+# pkg-config users: the installed hqr.pc and hqr64.pc name the tree where
+# it lies too (prefix from ${pcfiledir}).
+for pc in hqr:4 hqr64:8; do
+  name=${pc%:*} bytes=${pc#*:}
+  flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs "$name" 2>&1)
+  if cc test/cmake_project/potrf.c -DEXPECT_INTEGER_BYTES=$bytes $flags -Wl,-rpath,"$prefix/lib" \
+       -o "$out/pc_$name" >"$out/pc_$name.log" 2>&1 && "$out/pc_$name" >>"$out/pc_$name.log" 2>&1 &&
+     grep -q '^PASS' "$out/pc_$name.log"; then
+    ok "cmake: pkg-config's $name.pc, installed for /opt/hqr, builds a program against the tree where it lies"
+  else
+    notok "cmake: pkg-config's $name.pc, installed for /opt/hqr, builds a program against the tree where it lies ($flags)"
+    sed 's/^/#   /' "$out/pc_$name.log" | tail -n 10
+  fi
+done
+
 for prog in potrf_c potrf_c64 potrf_f potrf_f64; do
   case $prog in *64) lib=libhqr64.so target=hqr::hqr64 ;; *) lib=libhqr.so target=hqr::hqr ;; esac
   if "$out/project/$prog" >"$out/$prog.out" 2>&1 && grep -q '^PASS' "$out/$prog.out"; then
