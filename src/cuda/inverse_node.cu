@@ -45,7 +45,6 @@
 // solve, is open).
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <deque>
 #include <memory>
 #include <thread>
@@ -62,14 +61,6 @@
 
 namespace hqr::gpu {
 namespace {
-
-// y (rows by w) := the identity's columns shifted down by `offset` rows.
-template <class S> __global__ void unit_columns(int64_t rows, int64_t w, int64_t offset, S *y, int64_t ldy) {
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < rows * w; e += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t i = e % rows, j = e / rows;
-    y[i + j * ldy] = i == offset + j ? dev_one(S()) : dev_zero(S());
-  }
-}
 
 // b (rows by w) := the lower trapezoid of x (rows by w), or with `conj_t`
 // of x**H (x w by rows): zeros above the diagonal, where the caller's other
@@ -392,7 +383,7 @@ template <class T> class NodeInverse {
     for (lint k = k0; k <= k1; ++k) {
       if (m.inverted[k]) continue;
       T *x = inverse(m, k);
-      unit_columns<<<grid_for(kb(k) * kb(k)), 256, 0, m.c->compute_stream>>>(kb(k), kb(k), 0, dv(x), nb_);
+      set_identity<<<grid_for(kb(k) * kb(k)), 256, 0, m.c->compute_stream>>>(kb(k), kb(k), 0, dv(x), nb_);
       if (!launched() || !check(blas::trsm(m.c->blas, CUBLAS_SIDE_LEFT, fill, CUBLAS_OP_N, diag, kb(k), kb(k), T(1),
                                            dev(m, i0(k), i0(k)), ldd_, x, nb_),
                                 fault::Point::kernel))
@@ -452,7 +443,7 @@ template <class T> class NodeInverse {
         return false;
     } else {
       const lint first = leading_ ? 0 : i, count = leading_ ? i + 1 : np_ - i;
-      unit_columns<<<grid_for(len * w), 256, 0, s>>>(len, w, leading_ ? b0 : 0, dv(y), ldd_);
+      set_identity<<<grid_for(len * w), 256, 0, s>>>(len, w, leading_ ? b0 : 0, dv(y), ldd_);
       if (!launched() || !invert_diagonal(m, first, first + count - 1)) return false;
       if (op_ == InverseOp::trtri) {  // inv(L22) E, or inv(U11) E = L11**-H E with L = U**H
         if (!solve(m, !leading_, first, count, y, w)) return false;
@@ -512,9 +503,7 @@ Result inverse_node(const DeviceSet &set, InverseOp op, bool upper, bool unit, l
   const int nb_setting = config::nb();
   const lint nb = std::min<lint>(n, nb_setting > 0 ? nb_setting : 512);
   Result r = NodeInverse<T>(set, op, upper, unit, n, a, lda, nb).run();
-  thread_local char text[64];
-  std::snprintf(text, sizeof text, "gpu-node (%d GPU%s, in core)", set.count, set.count > 1 ? "s" : "");
-  r.path = text;
+  r.path = node_path(set.count, 1);
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <mutex>
@@ -24,6 +25,18 @@ template <class T> Result potrf_node(const DeviceSet &set, bool upper, lint n, T
 enum class InverseOp { trtri, lauum, potri };
 template <class T>
 Result inverse_node(const DeviceSet &set, InverseOp op, bool upper, bool unit, lint n, T *a, lint lda);
+
+// The trace's path of a set's schedule: "gpu-node (4 GPUs, in core)", or
+// "... out of core: 3 windows" where it ran `windows` windows.
+inline const char *node_path(int gpus, int windows) {
+  thread_local char text[80];
+  if (windows <= 1)
+    std::snprintf(text, sizeof text, "gpu-node (%d GPU%s, in core)", gpus, gpus > 1 ? "s" : "");
+  else
+    std::snprintf(text, sizeof text, "gpu-node (%d GPU%s, out of core: %d windows)", gpus, gpus > 1 ? "s" : "",
+                  windows);
+  return text;
+}
 
 // Runs fn(0) .. fn(pieces - 1) on the download copy threads of every
 // member of `set` at once. The set's schedules store into the caller's

@@ -612,17 +612,6 @@ template <class T> class NodePotrf {
   lint partial_rows_ = 0, partial_cols_ = 0;
 };
 
-// Formats the trace's path: "gpu-node (4 GPUs, in core)".
-const char *node_path(int gpus, int windows) {
-  thread_local char text[80];
-  if (windows <= 1)
-    std::snprintf(text, sizeof text, "gpu-node (%d GPU%s, in core)", gpus, gpus > 1 ? "s" : "");
-  else
-    std::snprintf(text, sizeof text, "gpu-node (%d GPU%s, out of core: %d windows)", gpus, gpus > 1 ? "s" : "",
-                  windows);
-  return text;
-}
-
 }  // namespace
 
 template <class T> Result potrf_node(const DeviceSet &set, bool upper, lint n, T *a, lint lda) {
