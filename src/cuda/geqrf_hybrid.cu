@@ -205,6 +205,16 @@ template <class T> class HybridGeqrf {
           return false;
         solver_device_bytes_ = std::max(solver_device_bytes_, device_bytes);
         solver_host_bytes_ = std::max(solver_host_bytes_, host_bytes);
+        // A panel with zero columns applies each run's reflectors to the
+        // columns after it (geqrf_between_zero_columns): cuSOLVER's ormqr
+        // asked more than the geqrf (the 24000-by-2400 test's panels then
+        // went whole to geqrf, tau 1.99978 on the zero column; H100).
+        int lwork = 0;
+        if (!ok(ormqr_work(c_.urgent_solver, CUBLAS_SIDE_LEFT, blas::op_c<T>(), int(panel_rows(p)),
+                           int(panel_cols(p)), int(std::min(panel_rows(p), panel_cols(p))), dA_, int(ldda_), dA_, dA_,
+                           int(ldda_), &lwork)))
+          return false;
+        solver_device_bytes_ = std::max(solver_device_bytes_, sizeof(T) * std::size_t(lwork));
       }
       solver_host_.resize(solver_host_bytes_);
       // signed_lu_step's shared memory is over the default 48 KB for
