@@ -119,6 +119,23 @@ template <class S> __global__ void gram_deviation(int b, const S *g, int ldg, do
 // matrix was within tol of I in the Frobenius norm and no pivot of the
 // signed LU (before its sign) reached pivot_max in modulus (a NaN fails),
 // else 0.
+// hzero[j] = 1 where column j (m entries) is exactly zero, else 0; one
+// block a column, written into pinned host memory (as the verdict).
+template <class S> __global__ void zero_columns(int64_t m, const S *a, int64_t lda, int *hzero) {
+  __shared__ int nonzero;
+  if (threadIdx.x == 0) nonzero = 0;
+  __syncthreads();
+  const S *col = a + blockIdx.x * lda;
+  int mine = 0;
+  for (int64_t i = threadIdx.x; i < m; i += blockDim.x) mine |= !is_zero(col[i]);
+  if (mine) nonzero = 1;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    hzero[blockIdx.x] = !nonzero;
+    __threadfence_system();
+  }
+}
+
 __global__ void cholqr_verdict(const int *info, const double *sumsq, double tol, const unsigned long long *pivot,
                                double pivot_max, int *ok) {
   *ok = info[0] == 0 && info[1] == 0 && *sumsq <= tol * tol && __longlong_as_double(*pivot) < pivot_max;

@@ -66,6 +66,7 @@
 #include "cuda/blas.cuh"
 #include "cuda/cholqr.cuh"
 #include "cuda/context.hpp"
+#include "cuda/cusolver_q.cuh"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
 #include "cuda/qr_device.hpp"
@@ -204,6 +205,16 @@ template <class T> class HybridGeqrf {
           return false;
         solver_device_bytes_ = std::max(solver_device_bytes_, device_bytes);
         solver_host_bytes_ = std::max(solver_host_bytes_, host_bytes);
+        // A panel with zero columns applies each run's reflectors to the
+        // columns after it (geqrf_between_zero_columns): cuSOLVER's ormqr
+        // asked more than the geqrf (the 24000-by-2400 test's panels then
+        // went whole to geqrf, tau 1.99978 on the zero column; H100).
+        int lwork = 0;
+        if (!ok(ormqr_work(c_.urgent_solver, CUBLAS_SIDE_LEFT, blas::op_c<T>(), int(panel_rows(p)),
+                           int(panel_cols(p)), int(std::min(panel_rows(p), panel_cols(p))), dA_, int(ldda_), dA_, dA_,
+                           int(ldda_), &lwork)))
+          return false;
+        solver_device_bytes_ = std::max(solver_device_bytes_, sizeof(T) * std::size_t(lwork));
       }
       solver_host_.resize(solver_host_bytes_);
       // signed_lu_step's shared memory is over the default 48 KB for
@@ -256,12 +267,14 @@ template <class T> class HybridGeqrf {
     ddev_ = reinterpret_cast<double *>(scratch + 16);
     dpivot_ = reinterpret_cast<unsigned long long *>(scratch + 24);
     dsign_ = reinterpret_cast<double *>(scratch + kScratch);
-    const std::size_t pinned =
-        round(e * k_) + kScratch + (mode_ == Panel::cpu ? round(e * m_ * nb_) + round(tt) + round(e * k_) : 0);
+    const std::size_t pinned = round(e * k_) + kScratch + round(sizeof(int) * nb_) +
+                               (mode_ == Panel::cpu ? round(e * m_ * nb_) + round(tt) + round(e * k_) : 0);
     if (!c_.panel.reserve(pinned)) return false;
     char *p = static_cast<char *>(c_.panel.get());
     htau_out_ = reinterpret_cast<T *>(p);
     hok_ = reinterpret_cast<int *>(p + round(e * k_));
+    hzero_ = reinterpret_cast<int *>(p + round(e * k_) + kScratch);
+    p += round(sizeof(int) * nb_);
     if (mode_ == Panel::cpu) {
       p += kScratch;
       hpanel_ = reinterpret_cast<T *>(p + round(e * k_));
@@ -424,16 +437,85 @@ template <class T> class HybridGeqrf {
   // leave, and its block reflector may be applied.
   bool panel_finished(lint p) { return check(cudaEventRecord(panel_done_[p], c_.urgent_stream), Point::kernel); }
 
-  // gpu mode: geqrf, then T = (diag(1/tau) + strictly upper V**H V)**-1.
-  bool factor_panel_gpu(lint p) {
+  // cuSOLVER's geqrf of the panel's columns c0..c1-1, rows c0.. of the
+  // panel (reflectors c0..c1-1).
+  bool geqrf_columns(lint p, lint c0, lint c1) {
+    const lint k0 = p * nb_;
+    const dtype t = blas::data_type<T>();
+    return check(cusolverDnXgeqrf(c_.urgent_solver, params_, panel_rows(p) - c0, c1 - c0, t, dev(k0 + c0, k0 + c0),
+                                  ldda_, t, dtau_ + k0 + c0, t, dsolver_, solver_device_bytes_,
+                                  solver_host_.empty() ? nullptr : solver_host_.data(), solver_host_bytes_, dinfo_),
+                 Point::kernel);
+  }
+
+  // A column of the panel that is exactly zero gets LAPACK's reflector,
+  // H = I (tau 0): cuSOLVER's geqrf gave such a column, among duplicate
+  // ones, a reflector of its own (tau 1.99996, entries up to 4e-4 below
+  // the diagonal, on the input's own 24000 by 256 panel; H100,
+  // bench/results/qr-zero-column-NVIDIA-H100-80GB-HBM3-2026-11-28.txt).
+  // So a panel with zero columns (hzero_, found beside CholeskyQR2's
+  // verdict) is factored by cuSOLVER between them: each run of columns,
+  // its reflectors applied to the columns after it (cuSOLVER's ormqr),
+  // then tau 0 for the zero column, which those reflectors left zero.
+  // False where the workspace does not hold a run's (nothing is changed
+  // then, and the whole panel goes to cuSOLVER).
+  bool geqrf_between_zero_columns(lint p, bool *done) {
+    *done = false;
+    const lint k0 = p * nb_, mk = panel_rows(p), b = panel_cols(p);
+    std::vector<lint> cuts;
+    for (lint j = 0; j < b; ++j)
+      if (hzero_[j]) cuts.push_back(j);
+    if (cuts.empty()) return true;
+    cuts.push_back(b);
+    const dtype t = blas::data_type<T>();
+    for (lint c0 = 0, i = 0; c0 < b; c0 = cuts[i++] + 1) {  // the workspace first
+      const lint c1 = cuts[i];
+      if (c1 == c0) continue;
+      std::size_t device_bytes = 0, host_bytes = 0;
+      int lwork = 0;
+      if (!check(cusolverDnXgeqrf_bufferSize(c_.urgent_solver, params_, mk - c0, c1 - c0, t, dA_, ldda_, t, dA_, t,
+                                             &device_bytes, &host_bytes),
+                 Point::kernel) ||
+          (c1 < b && !check(ormqr_work(c_.urgent_solver, CUBLAS_SIDE_LEFT, blas::op_c<T>(), int(mk - c0),
+                                       int(b - c1), int(c1 - c0), dev(k0 + c0, k0 + c0), int(ldda_), dtau_,
+                                       dev(k0 + c0, k0 + c1), int(ldda_), &lwork),
+                            Point::kernel)))
+        return false;
+      if (device_bytes > solver_device_bytes_ || host_bytes > solver_host_bytes_ ||
+          std::size_t(lwork) * sizeof(T) > solver_device_bytes_)
+        return true;
+    }
+    for (lint c0 = 0, i = 0; c0 < b; c0 = cuts[i++] + 1) {
+      const lint c1 = cuts[i];
+      if (c1 > c0) {
+        int lwork = 0;
+        if (!geqrf_columns(p, c0, c1)) return false;
+        if (c1 < b && (!check(ormqr_work(c_.urgent_solver, CUBLAS_SIDE_LEFT, blas::op_c<T>(), int(mk - c0),
+                                         int(b - c1), int(c1 - c0), dev(k0 + c0, k0 + c0), int(ldda_),
+                                         dtau_ + k0 + c0, dev(k0 + c0, k0 + c1), int(ldda_), &lwork),
+                              Point::kernel) ||
+                       !check(ormqr(c_.urgent_solver, CUBLAS_SIDE_LEFT, blas::op_c<T>(), int(mk - c0), int(b - c1),
+                                    int(c1 - c0), dev(k0 + c0, k0 + c0), int(ldda_), dtau_ + k0 + c0,
+                                    dev(k0 + c0, k0 + c1), int(ldda_), dsolver_, lwork, dinfo_),
+                              Point::kernel)))
+          return false;
+      }
+      if (c1 < b && !check(cudaMemsetAsync(dtau_ + k0 + c1, 0, sizeof(T), c_.urgent_stream), Point::copy))
+        return false;
+    }
+    *done = true;
+    return true;
+  }
+
+  // gpu mode: geqrf (between zero columns where CholeskyQR2's verdict
+  // found some: `zeros_known`), then T = (diag(1/tau) + strictly upper
+  // V**H V)**-1.
+  bool factor_panel_gpu(lint p, bool zeros_known = false) {
     using R = typename Prec<T>::real;
     const lint k0 = p * nb_, mk = panel_rows(p), kf = panel_reflectors(p);
-    const dtype t = blas::data_type<T>();
     T *tau = dtau_ + k0, *dT = tmat(p);
-    if (!check(cusolverDnXgeqrf(c_.urgent_solver, params_, mk, panel_cols(p), t, dev(k0, k0), ldda_, t, tau, t,
-                                dsolver_, solver_device_bytes_, solver_host_.empty() ? nullptr : solver_host_.data(),
-                                solver_host_bytes_, dinfo_),
-               Point::kernel) ||
+    bool done = false;
+    if ((zeros_known && !geqrf_between_zero_columns(p, &done)) || (!done && !geqrf_columns(p, 0, panel_cols(p))) ||
         !copy_v(p, panel_v(p), c_.urgent_stream) ||
         !check(blas::herk(c_.urgent_blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kf, mk, R(1), panel_v(p), ldda_,
                           R(0), dG_, nb_),
@@ -543,6 +625,8 @@ template <class T> class HybridGeqrf {
     // The kernel writes the verdict straight into pinned host memory: a
     // 4-byte DMA queued behind the downloads' chunks on the copy engine
     // reached the host 0.5-1.7 ms late (H200, bench/results/history/qr-NVIDIA-H200-2026-11-25b.txt).
+    zero_columns<<<int(b), 256, 0, s>>>(mk, dv(A), ldda_, hzero_);
+    if (!launched(Point::kernel)) return false;
     cholqr_verdict<<<1, 1, 0, s>>>(dinfo_, ddev_, 0.1, dpivot_, pivot_max, hok_);
     return launched(Point::kernel) && check(cudaEventRecord(verdict_ready_, s), Point::copy);
   }
@@ -574,7 +658,7 @@ template <class T> class HybridGeqrf {
     phase(p, 11);
     if (!*hok_) {
       ++cusolver_panels_;
-      return factor_panel_gpu(p);
+      return factor_panel_gpu(p, true);
     }
     const lint k0 = p * nb_, mk = panel_rows(p), b = panel_cols(p);
     const cudaStream_t s = c_.urgent_stream;
@@ -812,6 +896,7 @@ template <class T> class HybridGeqrf {
   cudaEvent_t start_ = nullptr, all_done_ = nullptr, panel_down_ = nullptr, verdict_ready_ = nullptr;
   static constexpr std::size_t kScratch = 256;
   int *hok_ = nullptr;
+  int *hzero_ = nullptr;  // pinned, per column of the CholeskyQR2 panel: exactly zero (zero_columns)
   int cusolver_panels_ = 0;  // gpu mode: panels that CholeskyQR2's verdict sent to cuSOLVER
   double *ddev_ = nullptr, *dsign_ = nullptr;
   unsigned long long *dpivot_ = nullptr;  // max |pivot| of the signed LU, as a double's bits

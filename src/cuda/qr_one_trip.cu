@@ -16,6 +16,7 @@
 #include "cuda/blas.cuh"
 #include "cuda/block_reflector.cuh"
 #include "cuda/context.hpp"
+#include "cuda/cusolver_q.cuh"
 #include "cuda/gpu.hpp"
 #include "cuda/one_trip.cuh"
 #include "cuda/panel_qr.cuh"
@@ -24,34 +25,6 @@
 
 namespace hqr::gpu {
 namespace {
-
-// cuSOLVER's ormqr/unmqr and orgqr/ungqr by element type (no 64-bit API).
-#define HQR_CUSOLVER_Q(T, P, MQR, GQR)                                                                        \
-  inline cusolverStatus_t ormqr_work(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n, \
-                                     int k, const T *a, int lda, const T *tau, const T *c, int ldc, int *lwork) { \
-    return cusolverDn##P##MQR##_bufferSize(h, s, t, m, n, k, blas::cu(a), lda, blas::cu(tau), blas::cu(c), ldc, \
-                                          lwork);                                                            \
-  }                                                                                                           \
-  inline cusolverStatus_t ormqr(cusolverDnHandle_t h, cublasSideMode_t s, cublasOperation_t t, int m, int n,    \
-                                int k, const T *a, int lda, const T *tau, T *c, int ldc, void *w, int lwork,   \
-                                int *info) {                                                                  \
-    return cusolverDn##P##MQR(h, s, t, m, n, k, blas::cu(a), lda, blas::cu(tau), blas::cu(c), ldc,            \
-                              blas::cu(static_cast<T *>(w)), lwork, info);                                    \
-  }                                                                                                           \
-  inline cusolverStatus_t orgqr_work(cusolverDnHandle_t h, int m, int n, int k, const T *a, int lda,            \
-                                     const T *tau, int *lwork) {                                              \
-    return cusolverDn##P##GQR##_bufferSize(h, m, n, k, blas::cu(a), lda, blas::cu(tau), lwork);               \
-  }                                                                                                           \
-  inline cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, int k, T *a, int lda, const T *tau, void *w, \
-                                int lwork, int *info) {                                                       \
-    return cusolverDn##P##GQR(h, m, n, k, blas::cu(a), lda, blas::cu(tau), blas::cu(static_cast<T *>(w)), lwork, \
-                              info);                                                                          \
-  }
-HQR_CUSOLVER_Q(float, S, ormqr, orgqr)
-HQR_CUSOLVER_Q(double, D, ormqr, orgqr)
-HQR_CUSOLVER_Q(std::complex<float>, C, unmqr, ungqr)
-HQR_CUSOLVER_Q(std::complex<double>, Z, unmqr, ungqr)
-#undef HQR_CUSOLVER_Q
 
 // Which QR of an m-by-n matrix in one trip: hqr's small geqrf (panel_qr.cuh)
 // for small, near-square shapes, where per-column launches bound cuSOLVER's
