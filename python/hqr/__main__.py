@@ -30,6 +30,7 @@ def _reexec():
     # the child finds the library the parent chose, whatever its origin
     env["HQR_LIBRARY"] = st["path"]
     env["HQR_LIBRARY64"] = st["path64"]
+    env["HQR_LIBRARY_ORIGIN"] = st["origin"]
     env[_MARK] = "1"
     args = [sys.executable]
     # keep the interpreter's own options (-X, -W, -O, -I ...)
@@ -56,7 +57,11 @@ def main():
         return 2 if len(sys.argv) < 2 else 0
     if os.environ.get(_MARK) != "1":
         _reexec()
-    del os.environ[_MARK]  # a child Python of the program starts plainly
+    from . import _lib
+    _lib.load()  # the library the parent chose, with its origin
+    # a child Python of the program starts plainly
+    for var in (_MARK, "HQR_LIBRARY_ORIGIN"):
+        os.environ.pop(var, None)
     args = sys.argv[1:]
     if args[0] == "-c":
         if len(args) < 2:

@@ -71,7 +71,8 @@ def _candidates():
     if env:
         lib64 = os.environ.get("HQR_LIBRARY64") or \
             os.path.join(os.path.dirname(os.path.abspath(env)), "libhqr64.so")
-        yield "HQR_LIBRARY", os.path.abspath(env), lib64
+        # `python -m hqr` hands its choice to the child with its origin
+        yield os.environ.get("HQR_LIBRARY_ORIGIN", "HQR_LIBRARY"), os.path.abspath(env), lib64
         return
     for sub, origin in (("lib", "wheel"), (os.path.join("lib", "cpu"), "wheel, CPU-only build")):
         lib = os.path.join(_here, sub, "libhqr.so")
