@@ -122,7 +122,7 @@ sed 's/^\(not \)\{0,1\}ok - /&hqr.linalg: /' "$out/linalg.out"
 
 # ---- pip's numpy and SciPy under python -m hqr (needs PyPI) --------------------------------
 if "$vpy" -m venv "$out/pipvenv" >/dev/null 2>&1 \
-   && timeout 120 "$out/pipvenv/bin/python" -m pip install -q --disable-pip-version-check --timeout 10 \
+   && timeout 120 "$out/pipvenv/bin/python" -m pip install -q --disable-pip-version-check --timeout 10 --retries 1 \
         numpy scipy >"$out/pypi.log" 2>&1 \
    && "$out/pipvenv/bin/python" -m pip install -q --no-index --no-deps "$whl" >>"$out/pypi.log" 2>&1; then
   ppy=$out/pipvenv/bin/python
