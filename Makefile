@@ -15,6 +15,9 @@
 #   make check-asan the CMocka tests with AddressSanitizer and UBSan
 #   make demo       run an unmodified LAPACK program plainly and through hqr
 #   make bench      the benchmark programs (CUDA; scripts/bench* run them)
+#   make wheel      dist/hqr-<version>-py3-none-manylinux_2_<N>_x86_64.whl: the
+#                   Python package hqr (python/) with libhqr.so and libhqr64.so
+#                   (and, from a CUDA build, a CPU-only pair to fall back to)
 #   make install PREFIX=/usr/local  (with lib/pkgconfig/hqr.pc, hqr64.pc and
 #                   lib/cmake/hqr/hqrConfig.cmake: find_package(hqr), hqr::hqr)
 #
@@ -34,6 +37,7 @@ VERSION   := 0.1.0
 # Debian packages needed to build and test; `make deps` installs what is missing.
 DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
                 liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf \
+                python3-scipy python3-venv \
                 libopenblas64-dev liblapack64-dev libblas64-dev valgrind cmake
 # Those the libraries alone need: plain `make` checks them first.
 BUILD_PACKAGES := g++ gfortran libopenblas-dev liblapack-dev libblas-dev liblapacke-dev \
@@ -82,7 +86,7 @@ FOBJ64   := $(BUILD)/obj/fortran64/hqr_mod.o
 LAPACK_LIBS   := -llapack -lblas
 LAPACK64_LIBS := -llapack64 -lblas64
 
-.PHONY: all deps build-deps check check-full check-slow check-asan demo install clean tests bench
+.PHONY: all deps build-deps check check-full check-slow check-asan demo install clean tests bench wheel
 all: $(LIB) $(LIB64) $(FMOD) $(FMOD64) $(BUILD)/hqr.pc $(BUILD)/hqr64.pc $(BUILD)/hqrConfigVersion.cmake
 
 # Compile rules for one ABI's object folder ($(1) = lp64 or ilp64).
@@ -260,6 +264,19 @@ $(BUILD)/bench_copy: bench/bench_copy.cpp src/host/copy_pool.cpp
 	$(CXX) $(BENCH_FLAGS) $< src/host/copy_pool.cpp -o $@ -L$(CUDA_HOME)/lib64 -lcudart
 $(BUILD)/bench_qrupd_cpu: bench/bench_qrupd_cpu.cpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(BUILD) -lhqr -Wl,-rpath,'$$ORIGIN'
+
+# ---- Python wheel -------------------------------------------------------------
+# The package python/hqr with the libraries this build made; a CUDA build's
+# wheel also carries a CPU-only build ($(BUILD)/cpu, HQR_CUDA=0) that the
+# package loads where cuBLAS/cuSOLVER are missing (python/README.md).
+DIST ?= dist
+PYTHON ?= python3
+WHEEL_CPU := $(if $(filter 1,$(HQR_CUDA)),$(BUILD)/cpu/libhqr.so $(BUILD)/cpu/libhqr64.so)
+wheel: $(LIB) $(LIB64) $(WHEEL_CPU)
+	$(PYTHON) scripts/build-wheel.py --version $(VERSION) --lib $(LIB) --lib64 $(LIB64) --out $(DIST) \
+	    $(if $(WHEEL_CPU),--cpu-dir $(BUILD)/cpu --cuda)
+$(BUILD)/cpu/libhqr.so $(BUILD)/cpu/libhqr64.so &:
+	$(MAKE) HQR_CUDA=0 BUILD=$(BUILD)/cpu $(BUILD)/cpu/libhqr.so $(BUILD)/cpu/libhqr64.so
 
 # ---- demo --------------------------------------------------------------------
 demo: deps
