@@ -32,9 +32,10 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 VERSION   := 0.1.0
 
 # Debian packages needed to build and test; `make deps` installs what is missing.
+# (python3-venv: test/pip_wheels.sh's environment for pip's numpy and SciPy.)
 DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
                 liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf \
-                libopenblas64-dev liblapack64-dev libblas64-dev valgrind cmake
+                libopenblas64-dev liblapack64-dev libblas64-dev valgrind cmake python3-venv
 # Those the libraries alone need: plain `make` checks them first.
 BUILD_PACKAGES := g++ gfortran libopenblas-dev liblapack-dev libblas-dev liblapacke-dev \
                   libopenblas64-dev liblapack64-dev libblas64-dev
