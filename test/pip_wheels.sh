@@ -42,6 +42,21 @@ for pair in "$lib:scipy_dpotrf_:scipy_dgesv_" "$lib64:scipy_dpotrf_64_:scipy_dge
   fi
 done
 
+# An MKL-based numpy or SciPy calls MKL's names, which hqr leaves alone;
+# HQR_VERBOSE says so at exit when no call reached hqr (a stand-in library
+# named as MKL's here).
+echo 'int mkl_stand_in(void) { return 0; }' > "$out/mkl.c"
+if ${CC:-cc} -shared -fPIC -o "$out/libmkl_rt.so.2" "$out/mkl.c" 2>"$out/mkl.log"; then
+  LD_PRELOAD="$lib $out/libmkl_rt.so.2" HQR_VERBOSE=1 sh -c true 2>"$out/mkl.err"
+  if grep -q '^hqr: no call reached hqr; this process loaded .*libmkl_rt.so.2 (MKL)' "$out/mkl.err"; then
+    ok "pip_wheels: HQR_VERBOSE names an MKL that no call of hqr's went past"
+  else
+    notok "pip_wheels: HQR_VERBOSE names an MKL that no call of hqr's went past"; cat "$out/mkl.err"
+  fi
+else
+  notok "pip_wheels: build a stand-in libmkl_rt.so.2"; cat "$out/mkl.log"
+fi
+
 # The environment: reused when numpy and SciPy import from it; otherwise made
 # afresh under a lock (two runs at once share it), if PyPI answers.
 have_env() { "$venv/bin/python" -c 'import numpy, scipy' >/dev/null 2>&1; }
