@@ -47,7 +47,7 @@ done
 # named as MKL's here).
 echo 'int mkl_stand_in(void) { return 0; }' > "$out/mkl.c"
 if ${CC:-cc} -shared -fPIC -o "$out/libmkl_rt.so.2" "$out/mkl.c" 2>"$out/mkl.log"; then
-  LD_PRELOAD="$lib $out/libmkl_rt.so.2" HQR_VERBOSE=1 sh -c true 2>"$out/mkl.err"
+  LD_PRELOAD="$lib $out/libmkl_rt.so.2" HQR_VERBOSE=1 /bin/true 2>"$out/mkl.err"
   if grep -q '^hqr: no call reached hqr; this process loaded .*libmkl_rt.so.2 (MKL)' "$out/mkl.err"; then
     ok "pip_wheels: HQR_VERBOSE names an MKL that no call of hqr's went past"
   else
