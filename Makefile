@@ -35,6 +35,7 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 VERSION   := 0.1.0
 
 # Debian packages needed to build and test; `make deps` installs what is missing.
+# (python3-venv: test/pip_wheels.sh's environment for pip's numpy and SciPy.)
 DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
                 liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf \
                 python3-scipy python3-venv \
@@ -110,17 +111,31 @@ $(BUILD)/gen/forward_stubs.S: src/host/forward.list scripts/gen-forward-stubs.aw
 	@mkdir -p $(dir $@)
 	awk -f scripts/gen-forward-stubs.awk $< > $@
 
+# The names pip's numpy and SciPy wheels call, scipy_<name> (LP64) and
+# scipy_<name>64_ (ILP64), as linker-script aliases of every routine hqr
+# implements: read from the objects (the forwarding stubs left out), so a new
+# routine gets them with nothing to list. ABI.md, "pip's numpy and SciPy".
+SCIPY_SUFFIX_lp64  :=
+SCIPY_SUFFIX_ilp64 := 64_
+$(BUILD)/gen/scipy_names_%.ld: scripts/gen-scipy-names.sh
+	@mkdir -p $(dir $@)
+	scripts/gen-scipy-names.sh "$(SCIPY_SUFFIX_$*)" $(filter %.o,$^) > $@.tmp
+	grep -q '^scipy_dpotrf_$(SCIPY_SUFFIX_$*) = dpotrf_;$$' $@.tmp
+	mv $@.tmp $@
+$(BUILD)/gen/scipy_names_lp64.ld: $(filter-out %/forward_stubs.o,$(OBJ_LP64))
+$(BUILD)/gen/scipy_names_ilp64.ld: $(filter-out %/forward_stubs.o,$(OBJ_ILP64))
+
 # link_lib <soname> <objects> <system LAPACK/BLAS>
 link_lib = $(CXX) -shared -o $@ $(2) -Wl,-soname,$(1) -Wl,--no-undefined -Wl,--version-script=src/host/exports.map -pthread \
 	    $(CUDA_LIBS) -Wl,--no-as-needed $(3) -Wl,--as-needed -lgfortran -ldl
 
 # The Fortran module's object carries hqr_version()/hqr_device_name() for
 # `use hqr` callers, so it goes into the library too.
-$(LIB): $(OBJ_LP64) $(FOBJ) src/host/exports.map
-	$(call link_lib,libhqr.so,$(OBJ_LP64) $(FOBJ),$(LAPACK_LIBS))
+$(LIB): $(OBJ_LP64) $(FOBJ) $(BUILD)/gen/scipy_names_lp64.ld src/host/exports.map
+	$(call link_lib,libhqr.so,$(OBJ_LP64) $(FOBJ) $(BUILD)/gen/scipy_names_lp64.ld,$(LAPACK_LIBS))
 
-$(LIB64): $(OBJ_ILP64) $(FOBJ64) src/host/exports.map
-	$(call link_lib,libhqr64.so,$(OBJ_ILP64) $(FOBJ64),$(LAPACK64_LIBS))
+$(LIB64): $(OBJ_ILP64) $(FOBJ64) $(BUILD)/gen/scipy_names_ilp64.ld src/host/exports.map
+	$(call link_lib,libhqr64.so,$(OBJ_ILP64) $(FOBJ64) $(BUILD)/gen/scipy_names_ilp64.ld,$(LAPACK64_LIBS))
 
 $(FOBJ) $(FMOD) &: fortran/hqr.f90
 	@mkdir -p $(BUILD)/obj/fortran

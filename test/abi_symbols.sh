@@ -2,7 +2,8 @@
 # ABI.md's symbol index matches what libhqr.so and its ILP64 twin libhqr64.so
 # export (the same names in both): every documented symbol is defined, every
 # defined symbol is documented or one of the forwarding stubs of
-# src/host/forward.list, and every stub is exported.
+# src/host/forward.list, and every stub is exported; the wheels' scipy_
+# aliases name exactly the documented routines.
 # std:: template instantiations that g++ exports with default visibility are
 # listed as a note, not a failure.
 BUILD=${BUILD:-build}
@@ -31,7 +32,20 @@ cat "$out/documented" "$out/optional" "$out/forwarded" | sort -u > "$out/known"
 for name in libhqr.so libhqr64.so; do
   lib=$BUILD/$name
   if [ ! -f "$lib" ]; then notok "abi: $BUILD/$name exists (make builds it)"; continue; fi
-  nm -D --defined-only "$lib" | awk '$2 ~ /^[TWiVDBR]$/ { print $3 }' | sort -u > "$out/exported"
+  nm -D --defined-only "$lib" | awk '$2 ~ /^[TWiVDBR]$/ { print $3 }' | sort -u > "$out/exported.all"
+
+  # The wheels' names (ABI.md, "pip's numpy and SciPy"): scipy_<name> in
+  # libhqr.so, scipy_<name>64_ in libhqr64.so, for exactly the documented
+  # BLAS/LAPACK routines (hqr's own), none for a forwarded one.
+  suffix=; [ "$name" = libhqr64.so ] && suffix=64_
+  grep -E '^[a-z][a-z0-9_]*_$|^cblas_' "$out/documented" | grep -v '^hqr_' | sed "s/^\(.*\)\$/scipy_\1$suffix/" | sort -u > "$out/scipy.expected"
+  grep '^scipy_' "$out/exported.all" > "$out/scipy.exported"
+  if cmp -s "$out/scipy.expected" "$out/scipy.exported"; then
+    ok "abi: $name exports scipy_<name>$suffix for all $(wc -l < "$out/scipy.expected") routines of ABI.md's index, and no other scipy_ name"
+  else
+    notok "abi: $name's scipy_ names differ from ABI.md's index: $(diff "$out/scipy.expected" "$out/scipy.exported" | grep '^[<>]' | head -n 8 | tr '\n' ' ')"
+  fi
+  grep -v '^scipy_' "$out/exported.all" > "$out/exported"
 
   missing=$(comm -23 "$out/documented" "$out/exported" | tr '\n' ' ')
   if [ -z "$missing" ]; then ok "abi: $name exports all $(wc -l < "$out/documented") symbols of ABI.md's index"

@@ -16,9 +16,11 @@
 
 // The kernels are internal to libhqr: compiled into this program instead,
 // and so are the CPU finishers of a GPU call that stopped early (with the
-// next-LAPACK lookup they call through, which skips libhqr's own exports).
+// next-LAPACK lookup they call through, which skips libhqr's own exports,
+// and the settings it reads).
 #include "cpu/lauu2.cpp"
 #include "cpu/trti2.cpp"
+#include "host/config.cpp"
 #include "host/inverse.hpp"
 #include "host/next_lapack.cpp"
 

@@ -1,11 +1,17 @@
 #include "next_lapack.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <vector>
+
+#include "config.hpp"
 
 namespace hqr {
 namespace {
@@ -78,11 +84,81 @@ void *lookup(void *handle, const char *name) {
   return (p && !in_hqr(p)) ? p : nullptr;
 }
 
+// pip's numpy and SciPy wheels carry their own OpenBLAS, every symbol named
+// scipy_<name> (SciPy, LP64) or scipy_<name>64_ (numpy 2, ILP64). Where the
+// one of this library's INTEGER size is loaded, hqr's CPU path calls it: the
+// system LAPACK's calls between its own routines go by plain names, and with
+// libhqr.so and libhqr64.so both preloaded (one process importing numpy and
+// SciPy) those bind to the first of the two, of the other INTEGER size for
+// libhqr64.so. The wheel's calls between its routines stay at its own names.
+// ABI.md, "pip's numpy and SciPy".
+#ifdef HQR_ILP64
+constexpr const char kWheelSuffix[] = "64_";
+#else
+constexpr const char kWheelSuffix[] = "";
+#endif
+
+// The wheel's OpenBLAS among the loaded objects (a file name containing
+// scipy_openblas that defines scipy_openblas_get_config<suffix>), or nullptr.
+// Searched again on each call until found: numpy may be imported after
+// hqr's first call.
+void *find_wheel_library() {
+  std::vector<std::string> names;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, std::size_t, void *data) {
+        const char *name = info->dlpi_name;
+        if (name && std::strstr(name, "scipy_openblas"))
+          static_cast<std::vector<std::string> *>(data)->emplace_back(name);
+        return 0;
+      },
+      &names);
+  const std::string marker = std::string("scipy_openblas_get_config") + kWheelSuffix;
+  for (const std::string &name : names) {
+    void *handle = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);  // loaded already: no loading, no constructor
+    if (!handle) continue;
+    Dl_info info{};
+    void *p = dlsym(handle, marker.c_str());
+    if (p && dladdr(p, &info) && info.dli_fname && std::strcmp(info.dli_fname, name.c_str()) == 0 && !in_hqr(p)) {
+      if (config::verbose()) {
+        char msg[512];
+        int len = std::snprintf(msg, sizeof msg, "hqr: CPU path calls %s (scipy_*%s names of pip's wheel)\n",
+                                name.c_str(), kWheelSuffix);
+        if (len > 0) (void)!write(2, msg, static_cast<std::size_t>(len < (int)sizeof msg ? len : (int)sizeof msg - 1));
+      }
+      return handle;  // kept open: the wheel stays loaded with numpy or SciPy
+    }
+    dlclose(handle);
+  }
+  return nullptr;
+}
+
+void *wheel_library() {
+  static std::atomic<void *> found{nullptr};
+  void *h = found.load(std::memory_order_acquire);
+  if (h) return h;
+  h = find_wheel_library();
+  if (!h) return nullptr;
+  void *expected = nullptr;
+  if (!found.compare_exchange_strong(expected, h)) {  // another thread found it first
+    dlclose(h);
+    return expected;
+  }
+  return h;
+}
+
+void *lookup_wheel(const char *name) {
+  void *wheel = wheel_library();
+  if (!wheel) return nullptr;
+  const std::string prefixed = std::string("scipy_") + name + kWheelSuffix;
+  return lookup(wheel, prefixed.c_str());
+}
+
 }  // namespace
 
 void *next_symbol(const char *name) {
   const Libraries &libs = libraries();
   if (libs.override_handle) return lookup(libs.override_handle, name);
+  if (void *p = lookup_wheel(name)) return p;
   if (void *p = lookup(RTLD_NEXT, name)) return p;
   for (void *h : libs.fallback)
     if (void *p = lookup(h, name)) return p;

@@ -1,8 +1,10 @@
 #include "trace.hpp"
 
+#include <link.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 
 #include "config.hpp"
@@ -26,6 +28,37 @@ int path_kind(const char *path) {
   if (std::strncmp(path, "gpu", 3) == 0) return 1;
   return std::strcmp(path, "cpu-resumed") == 0 ? 2 : 0;
 }
+}  // namespace
+
+namespace {
+// At exit, under HQR_VERBOSE: a process that never called hqr but loaded
+// MKL (numpy or SciPy built against MKL, conda's for one) calls MKL's own
+// names, which hqr does not intercept; one line says so. ABI.md, "pip's numpy
+// and SciPy".
+struct MklNote {
+  ~MklNote() {
+    if (!config::verbose() || path_calls[0] + path_calls[1] + path_calls[2] > 0) return;
+    char mkl[256] = "";
+    dl_iterate_phdr(
+        [](dl_phdr_info *info, std::size_t, void *data) {
+          const char *name = info->dlpi_name;
+          const char *base = name ? std::strrchr(name, '/') : nullptr;
+          base = base ? base + 1 : name;
+          if (base && std::strncmp(base, "libmkl_", 7) == 0) {
+            std::snprintf(static_cast<char *>(data), 256, "%s", name);
+            return 1;
+          }
+          return 0;
+        },
+        mkl);
+    if (!mkl[0]) return;
+    char line[400];
+    int len = std::snprintf(line, sizeof line,
+                            "hqr: no call reached hqr; this process loaded %s (MKL), whose names hqr does not intercept\n",
+                            mkl);
+    if (len > 0) (void)!write(2, line, static_cast<std::size_t>(len < (int)sizeof line ? len : (int)sizeof line - 1));
+  }
+} mkl_note;
 }  // namespace
 
 long path_count(char path) {
