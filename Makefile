@@ -189,6 +189,10 @@ $(addprefix $(BUILD)/test/,$(QRUPD_TESTS)) $(addprefix $(BUILD)/test64/,$(QRUPD_
 TEST_SOURCES_test_copy_pool := src/host/copy_pool.cpp
 $(BUILD)/test/test_copy_pool $(BUILD)/test64/test_copy_pool: src/host/copy_pool.cpp src/host/copy_pool.hpp
 
+# test_runtime compiles hqr's settings in, to test HQR_DEVICE's parser itself.
+TEST_SOURCES_test_runtime := src/host/config.cpp
+$(BUILD)/test/test_runtime $(BUILD)/test64/test_runtime: src/host/config.cpp src/host/config.hpp
+
 # The same CMocka programs with 64-bit INTEGER against libhqr64.so;
 # test/ilp64_cmocka.sh runs them beside the 64-bit reference LAPACK.
 # -Wno-format: a few failure messages print lapack_int with %d.
