@@ -39,7 +39,8 @@ VERSION   := 0.1.0
 DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
                 liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf \
                 python3-scipy python3-venv \
-                libopenblas64-dev liblapack64-dev libblas64-dev valgrind cmake
+                libopenblas64-dev liblapack64-dev libblas64-dev valgrind cmake \
+                libscalapack-openmpi-dev libopenmpi-dev openmpi-bin
 # Those the libraries alone need: plain `make` checks them first.
 BUILD_PACKAGES := g++ gfortran libopenblas-dev liblapack-dev libblas-dev liblapacke-dev \
                   libopenblas64-dev liblapack64-dev libblas64-dev
@@ -193,6 +194,8 @@ deps:
 # ---- tests -------------------------------------------------------------------
 TEST_SRC  := $(wildcard test/test_*.cpp)
 TEST_BIN  := $(patsubst test/%.cpp,$(BUILD)/test/%,$(TEST_SRC))
+MPICC     ?= mpicc
+SCALAPACK_PROG := $(BUILD)/test/scalapack_prog
 TEST_LIBS := -L$(BUILD) -lhqr -Wl,-rpath,$(abspath $(BUILD)) -lcmocka -ldl -lm -pthread
 
 $(BUILD)/test/%: test/%.cpp test/testing.hpp $(LIB)
@@ -208,6 +211,10 @@ $(addprefix $(BUILD)/test/,$(QRUPD_TESTS)) $(addprefix $(BUILD)/test64/,$(QRUPD_
 TEST_SOURCES_test_copy_pool := src/host/copy_pool.cpp
 $(BUILD)/test/test_copy_pool $(BUILD)/test64/test_copy_pool: src/host/copy_pool.cpp src/host/copy_pool.hpp
 
+# test_runtime compiles hqr's settings in, to test HQR_DEVICE's parser itself.
+TEST_SOURCES_test_runtime := src/host/config.cpp
+$(BUILD)/test/test_runtime $(BUILD)/test64/test_runtime: src/host/config.cpp src/host/config.hpp
+
 # The same CMocka programs with 64-bit INTEGER against libhqr64.so;
 # test/ilp64_cmocka.sh runs them beside the 64-bit reference LAPACK.
 # -Wno-format: a few failure messages print lapack_int with %d.
@@ -219,7 +226,14 @@ $(BUILD)/test64/%: test/%.cpp test/testing.hpp $(LIB64)
 	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Wno-format -DHQR_ILP64 -Iinclude -Isrc -Itest $< $(TEST_SOURCES_$*) -o $@ \
 	    $(TEST_LIBS64)
 
-tests: $(TEST_BIN) $(TEST_BIN64)
+tests: $(TEST_BIN) $(TEST_BIN64) $(SCALAPACK_PROG)
+
+# A ScaLAPACK program (Open MPI), built against the system LAPACK/BLAS only:
+# test/scalapack.sh runs it with and without hqr preloaded, and
+# scripts/bench-scalapack times it.
+$(SCALAPACK_PROG): test/scalapack_prog.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -O2 $(WARN) $< -o $@ -lscalapack-openmpi -llapack -lblas -lm -ldl
 
 # make check runs the quick suites, make check-slow the rest, make check-full
 # both (.ci/run: check, then check-slow). On 2 cores without a GPU, from a
@@ -231,7 +245,7 @@ SLOW_SCRIPTS  := test/valgrind.sh test/ilp64_cmocka.sh
 QUICK_SCRIPTS := $(filter-out $(SLOW_SCRIPTS),$(wildcard test/*.sh))
 
 check: deps
-	$(MAKE) all $(TEST_BIN)
+	$(MAKE) all $(TEST_BIN) $(SCALAPACK_PROG)
 	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BIN) $(QUICK_SCRIPTS)
 
 check-slow: deps

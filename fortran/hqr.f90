@@ -649,7 +649,7 @@ module hqr
       import :: c_int
       integer(c_int), value :: ordinal
     end subroutine hqr_set_device
-    ! int hqr_set_devices(const char *list): HQR_DEVICE as text ("all", "none", "0,2");
+    ! int hqr_set_devices(const char *list): HQR_DEVICE as text ("all", "none", "0,2", "local-rank");
     ! 0, or -1 for a text that is none of these. Pass a C string: 'all'//c_null_char
     function hqr_set_devices(list) bind(C, name='hqr_set_devices') result(rc)
       import :: c_int, c_char

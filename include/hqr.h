@@ -172,7 +172,8 @@ int hqr_device_count(void);
 const char *hqr_device_name(void);
 /* HQR_DEVICE: one ordinal, or -1 for none. */
 void hqr_set_device(int ordinal);
-/* HQR_DEVICE as text: "all", "none", an ordinal or a list ("0,2,3").
+/* HQR_DEVICE as text: "all", "none", an ordinal, a list ("0,2,3") or
+ * "local-rank" (under MPI, the GPU of the node-local rank, read now).
  * Returns 0, or -1 (the setting unchanged) for any other text. */
 int hqr_set_devices(const char *list);
 /* Path counters since the process started: calls that ran wholly on the CPU

@@ -5,7 +5,7 @@
 # (make; the test programs and build/bench_potrf) and the packages from
 # scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
-# GPU_CHECK_PARTS (default "suite node oom large panel faults qrupd sanitizer") picks parts,
+# GPU_CHECK_PARTS (default "suite node oom large panel faults qrupd mpi sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time.
 set -u
 out=${1:-/tmp/hqr-gpu-check}
@@ -15,7 +15,7 @@ export HQR_REFERENCE_LAPACK=$hqr_lib/lapack/liblapack.so.3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}  # Debian's 0.3.21 misdetects Sapphire Rapids
 nvidia-smi -L | tee "$out/device.txt"
 fail=0
-parts=${GPU_CHECK_PARTS:-suite node oom large panel faults qrupd sanitizer}
+parts=${GPU_CHECK_PARTS:-suite node oom large panel faults qrupd mpi sanitizer}
 part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 tests=$(ls build/test/test_* 2>/dev/null)
 
@@ -235,6 +235,16 @@ for f in alloc copy:3 kernel:5 sync:2; do
   if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
   echo "qrupd HQR_FAULT=$f: $r ($fired calls fell back)"
 done
+fi
+
+if part mpi; then
+# ScaLAPACK under mpirun, one rank per GPU (HQR_DEVICE=local-rank; at least
+# 2 ranks, 4 where the machine has 4 GPUs or more), every call hqr serves on
+# its rank's GPU.
+ranks=$(nvidia-smi -L | grep -c '^GPU '); [ "$ranks" -gt 4 ] && ranks=4; [ "$ranks" -lt 2 ] && ranks=2
+echo "== ScaLAPACK, $ranks ranks"
+HQR_SCALAPACK_RANKS=$ranks HQR_GPU_MIN_N=0 BUILD=build sh test/scalapack.sh >"$out/scalapack.log" 2>&1 || fail=1
+grep -E '^(not )?ok' "$out/scalapack.log"
 fi
 
 if part sanitizer; then

@@ -10,5 +10,5 @@ make -j"$(nproc)" all tests bench
 rm -rf .gpu/build
 mkdir -p .gpu/build
 cp -r build/libhqr.so build/libhqr64.so build/test build/bench_* .gpu/build/
-[ -d .gpu/debs ] || scripts/offline-bundle.sh .gpu/debs
+ls .gpu/debs/openmpi-bin_*.deb >/dev/null 2>&1 || scripts/offline-bundle.sh .gpu/debs  # again where an older bundle lacks Open MPI
 du -sh .gpu

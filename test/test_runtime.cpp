@@ -4,7 +4,12 @@
 // said when it ends (restore_settings), pass or fail, so that the tests
 // after it are unaffected. With a GPU they check which GPUs serve; without
 // one, the return values, that nothing serves, and the path counters.
+// HQR_DEVICE=local-rank is also tested on hqr's own parser, compiled in
+// (src/host/config.cpp; libhqr keeps its symbols hidden), with the MPI
+// local-rank variables set and unset: the choice for any number of GPUs.
 #include "testing.hpp"
+
+#include "host/config.hpp"
 
 using testing::lint;
 
@@ -19,6 +24,33 @@ static int restore_settings(void **) {
   const long n = g && *g ? std::strtol(g, &end, 10) : -1;
   hqr_set_gpu_min_n(g && *g && *end == '\0' ? n : -1);
   return 0;
+}
+
+// The variables that carry an MPI process's node-local rank, in the order
+// hqr reads them, and their values when the program started.
+static const char *const kRankVariables[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"};
+static std::string rank_at_start[3];
+static bool rank_set_at_start[3];
+static void save_rank_environment() {
+  for (int i = 0; i < 3; ++i) {
+    const char *v = std::getenv(kRankVariables[i]);
+    rank_set_at_start[i] = v != nullptr;
+    rank_at_start[i] = v ? v : "";
+  }
+}
+static void restore_rank_environment() {
+  for (int i = 0; i < 3; ++i)
+    if (rank_set_at_start[i])
+      setenv(kRankVariables[i], rank_at_start[i].c_str(), 1);
+    else
+      unsetenv(kRankVariables[i]);
+}
+static void unset_ranks() {
+  for (const char *v : kRankVariables) unsetenv(v);
+}
+static int restore_settings_and_ranks(void **state) {
+  restore_rank_environment();
+  return restore_settings(state);
 }
 
 // The devices that serve calls now: how many, the first, its name.
@@ -136,6 +168,93 @@ static void none_runs_on_cpu(void **) {
   if (device_calls_total() - dev > hqr_device_count()) fail_msg("one call counted in more GPUs than serve");
 }
 
+// The local rank comes from the first of OMPI_COMM_WORLD_LOCAL_RANK,
+// MPI_LOCALRANKID and SLURM_LOCALID that holds a non-negative integer; -1
+// when none does.
+static void local_rank_variables(void **) {
+  unset_ranks();
+  assert_int_equal(hqr::config::local_rank(), -1);
+  setenv("SLURM_LOCALID", "5", 1);
+  assert_int_equal(hqr::config::local_rank(), 5);
+  setenv("MPI_LOCALRANKID", "2", 1);
+  assert_int_equal(hqr::config::local_rank(), 2);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "3", 1);
+  assert_int_equal(hqr::config::local_rank(), 3);
+  for (const char *bad : {"", "x", "-1", "+1", " 1", "1x", "99999999999999999999"}) {
+    setenv("OMPI_COMM_WORLD_LOCAL_RANK", bad, 1);
+    if (hqr::config::local_rank() != 2)
+      fail_msg("OMPI_COMM_WORLD_LOCAL_RANK=\"%s\": rank %d, expected MPI_LOCALRANKID's 2", bad, hqr::config::local_rank());
+  }
+  unset_ranks();
+  setenv("SLURM_LOCALID", "0", 1);
+  assert_int_equal(hqr::config::local_rank(), 0);
+}
+
+// "local-rank" chooses the one GPU rank mod the visible count, for every
+// count; with no rank variable set it is "all". Combined with anything
+// else, it is not a setting.
+static void local_rank_chooses_one_gpu(void **) {
+  using hqr::config::Devices;
+  using hqr::config::device_mask;
+  using hqr::config::parse_devices;
+  unset_ranks();
+  Devices d{0, -1};
+  assert_true(parse_devices("local-rank", &d));
+  assert_int_equal(d.rank, -1);
+  for (int visible : {0, 1, 4, 64})
+    if (device_mask(d, visible) != hqr::config::kDevicesAll) fail_msg("no rank, %d GPUs: not \"all\"", visible);
+  for (int rank : {0, 1, 3, 6, 63, 64, 130}) {
+    const std::string r = std::to_string(rank);
+    setenv("OMPI_COMM_WORLD_LOCAL_RANK", r.c_str(), 1);
+    assert_true(parse_devices("local-rank", &d));
+    assert_int_equal(d.rank, rank);
+    assert_true(device_mask(d, 0) == 0);  // no GPU: the CPU
+    for (int visible : {1, 2, 3, 4, 8, 64}) {
+      const std::uint64_t want = std::uint64_t(1) << (rank % visible);
+      if (device_mask(d, visible) != want)
+        fail_msg("rank %d, %d GPUs: mask %#llx, expected GPU %d", rank, visible,
+                 (unsigned long long)device_mask(d, visible), rank % visible);
+    }
+  }
+  // Another setting replaces the rank; a rejected one leaves it.
+  assert_true(parse_devices("0,2", &d));
+  assert_int_equal(d.rank, -1);
+  assert_true(device_mask(d, 4) == 5);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  assert_true(parse_devices("local-rank", &d));
+  for (const char *bad : {"local-rank,0", "0,local-rank", "local_rank", "localrank", "Local-rank", "local-rank "}) {
+    if (parse_devices(bad, &d)) fail_msg("\"%s\": accepted", bad);
+    assert_int_equal(d.rank, 1);
+  }
+}
+
+// Through the runtime API: hqr_set_devices("local-rank") serves the GPU
+// rank mod the GPUs "all" serves (none without a GPU), and as "all" with no
+// rank variable set.
+static void set_devices_local_rank(void **) {
+  assert_int_equal(hqr_set_devices("all"), 0);
+  const Serving all = serving();
+  for (int rank : {0, 1, 2, 5}) {
+    unset_ranks();
+    const std::string r = std::to_string(rank);
+    setenv(kRankVariables[rank % 3], r.c_str(), 1);  // each variable in turn
+    assert_int_equal(hqr_set_devices("local-rank"), 0);
+    const std::string ctx = std::string("local-rank, ") + kRankVariables[rank % 3] + "=" + r;
+    if (all.count == 0) {
+      assert_none_serves(ctx.c_str());
+      continue;
+    }
+    const Serving s = serving();
+    if (s.count != 1 || s.first != rank % all.count)
+      fail_msg("%s: %d GPUs serve, the first %d; expected GPU %d alone", ctx.c_str(), s.count, s.first, rank % all.count);
+  }
+  unset_ranks();
+  assert_int_equal(hqr_set_devices("local-rank"), 0);
+  assert_serving(all, "local-rank with no rank variable set");
+  assert_int_equal(hqr_set_devices("local-rank,0"), -1);
+  assert_serving(all, "\"local-rank,0\" rejected");
+}
+
 // The counters answer -1 for a letter other than 'c', 'g' and 'r' and for
 // an ordinal outside 0..63; the others are counts.
 static void path_counters_range(void **) {
@@ -156,11 +275,15 @@ static void xerbla_reaches_program(void **) {
 }
 
 int main() {
+  save_rank_environment();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(version_is_semver),
       cmocka_unit_test_teardown(no_device_without_gpu, restore_settings),
       cmocka_unit_test_teardown(set_devices_accepts, restore_settings),
       cmocka_unit_test_teardown(set_devices_rejects, restore_settings),
+      cmocka_unit_test_teardown(local_rank_variables, restore_settings_and_ranks),
+      cmocka_unit_test_teardown(local_rank_chooses_one_gpu, restore_settings_and_ranks),
+      cmocka_unit_test_teardown(set_devices_local_rank, restore_settings_and_ranks),
       cmocka_unit_test_teardown(none_runs_on_cpu, restore_settings),
       cmocka_unit_test(path_counters_range),
       cmocka_unit_test(xerbla_reaches_program),

@@ -166,9 +166,9 @@ DeviceSet device_set() {
   static std::once_flag atfork_once;
   std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, mark_child); });
   DeviceSet set;
-  const std::uint64_t wanted = config::device_mask();
-  if (wanted == 0 || forked_child.load()) return set;
+  if (config::device_mask() == 0 || forked_child.load()) return set;  // "none" never starts CUDA
   const int visible = visible_devices();
+  const std::uint64_t wanted = config::device_mask(visible);
   report_missing(wanted, visible);
   for (int d = 0; d < visible; ++d)
     if (wanted >> d & 1)

@@ -1,5 +1,6 @@
 #include "config.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -19,15 +20,16 @@ long env_long(const char *name, long fallback) {
 }
 
 // An unreadable HQR_DEVICE serves no GPU, and says so once.
-std::uint64_t env_devices() {
+Devices env_devices() {
   const char *v = std::getenv("HQR_DEVICE");
-  std::uint64_t mask = kDevicesAll;
-  if (v && *v && !parse_devices(v, &mask)) {
-    std::fprintf(stderr, "hqr: HQR_DEVICE=%s is not 'all', 'none' or a list of GPU ordinals 0-%d: the CPU serves calls\n",
+  Devices d;
+  if (v && *v && !parse_devices(v, &d)) {
+    std::fprintf(stderr,
+                 "hqr: HQR_DEVICE=%s is not 'all', 'none', 'local-rank' or a list of GPU ordinals 0-%d: the CPU serves calls\n",
                  v, kMaxOrdinal);
-    mask = 0;
+    d = Devices{0, -1};
   }
-  return mask;
+  return d;
 }
 
 // "8G", "512M", "1T", "4096K" or plain bytes; 0 when unset or unreadable.
@@ -58,8 +60,16 @@ int env_panel() {
   return kPanelAuto;
 }
 
+// HQR_DEVICE as two words: a reader loads rank, then mask; set_devices
+// stores mask, then rank, so a reader sees the old setting or the new one.
+struct DeviceWords {
+  std::atomic<std::uint64_t> mask;
+  std::atomic<int> rank;
+  explicit DeviceWords(const Devices &d) : mask(d.mask), rank(d.rank) {}
+};
+
 struct Settings {
-  std::atomic<std::uint64_t> devices{env_devices()};
+  DeviceWords devices{env_devices()};
   const std::size_t gpu_memory = env_bytes("HQR_GPU_MEMORY");
   std::atomic<long> gpu_min_n{env_long("HQR_GPU_MIN_N", -1)};
   std::atomic<int> nb{static_cast<int>(env_long("HQR_NB", 0))};
@@ -74,13 +84,28 @@ Settings &settings() {
 
 }  // namespace
 
-bool parse_devices(const char *text, std::uint64_t *mask) {
+int local_rank() {
+  for (const char *name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}) {
+    const char *v = std::getenv(name);
+    if (!v || *v < '0' || *v > '9') continue;
+    char *end = nullptr;
+    const long r = std::strtol(v, &end, 10);
+    if (*end == '\0' && r <= 1000000) return static_cast<int>(r);
+  }
+  return -1;
+}
+
+bool parse_devices(const char *text, Devices *out) {
   if (std::strcmp(text, "all") == 0) {
-    *mask = kDevicesAll;
+    *out = Devices{kDevicesAll, -1};
     return true;
   }
   if (std::strcmp(text, "none") == 0 || std::strcmp(text, "cpu") == 0) {
-    *mask = 0;
+    *out = Devices{0, -1};
+    return true;
+  }
+  if (std::strcmp(text, "local-rank") == 0) {
+    *out = Devices{kDevicesAll, local_rank()};  // no rank: "all"
     return true;
   }
   std::uint64_t m = 0;
@@ -95,11 +120,23 @@ bool parse_devices(const char *text, std::uint64_t *mask) {
     if (*end != ',') return false;
     p = end + 1;
   }
-  *mask = m;
+  *out = Devices{m, -1};
   return true;
 }
 
-std::uint64_t device_mask() { return settings().devices.load(std::memory_order_relaxed); }
+std::uint64_t device_mask(const Devices &d, int visible) {
+  if (d.rank < 0) return d.mask;
+  if (visible <= 0) return 0;
+  return std::uint64_t(1) << (d.rank % std::min(visible, kMaxOrdinal + 1));
+}
+
+std::uint64_t device_mask(int visible) {
+  Devices d;
+  d.rank = settings().devices.rank.load();
+  d.mask = settings().devices.mask.load();
+  return device_mask(d, visible);
+}
+
 std::size_t gpu_memory() { return settings().gpu_memory; }
 long gpu_min_n() { return settings().gpu_min_n.load(std::memory_order_relaxed); }
 int panel() {
@@ -111,7 +148,11 @@ int cpu_threads() { return settings().cpu_threads.load(std::memory_order_relaxed
 bool verbose() { return verbose_level() > 0; }
 int verbose_level() { return settings().verbose.load(std::memory_order_relaxed); }
 
-void set_device_mask(std::uint64_t mask) { settings().devices.store(mask); }
+void set_devices(const Devices &d) {
+  settings().devices.mask.store(d.mask);
+  settings().devices.rank.store(d.rank);
+}
+void set_device_mask(std::uint64_t mask) { set_devices(Devices{mask, -1}); }
 void set_gpu_min_n(long n) { settings().gpu_min_n.store(n < 0 ? -1 : n); }
 void set_nb(int nb) { settings().nb.store(nb > 0 ? nb : 0); }
 void set_verbose(bool on) { settings().verbose.store(on ? 1 : 0); }

@@ -9,13 +9,29 @@ namespace hqr::config {
 
 // HQR_DEVICE: the GPUs that serve calls, as a mask of ordinals 0..63.
 // "all" (the default): every visible GPU; "none" (or "cpu"): 0; an ordinal
-// or a comma-separated list of them ("0,2,3"): those.
+// or a comma-separated list of them ("0,2,3"): those; "local-rank": one GPU
+// per MPI rank, the one whose ordinal is the process's node-local rank
+// (local_rank()) modulo the number of visible GPUs, or "all" where no rank
+// is found.
 constexpr std::uint64_t kDevicesAll = ~std::uint64_t(0);
 constexpr int kMaxOrdinal = 63;
-std::uint64_t device_mask();
-// Parses an HQR_DEVICE value; false (mask untouched) when it is none of the above.
-bool parse_devices(const char *text, std::uint64_t *mask);
+struct Devices {
+  std::uint64_t mask = kDevicesAll;  // the ordinals named, when rank < 0
+  int rank = -1;                     // >= 0: "local-rank" with this node-local rank
+};
+// The GPUs among `visible` ones (ordinals 0..visible-1) that serve calls;
+// without the count (before CUDA is asked), "local-rank" answers the rank's bit.
+std::uint64_t device_mask(int visible = kMaxOrdinal + 1);
+std::uint64_t device_mask(const Devices &d, int visible);
+// Parses an HQR_DEVICE value ("local-rank" reads the rank from the
+// environment now); false (out untouched) when it is none of the above.
+bool parse_devices(const char *text, Devices *out);
+void set_devices(const Devices &d);
 void set_device_mask(std::uint64_t mask);
+// The process's node-local rank under MPI: the first of
+// OMPI_COMM_WORLD_LOCAL_RANK (Open MPI), MPI_LOCALRANKID (MPICH, Intel MPI)
+// and SLURM_LOCALID (srun) that holds a non-negative integer; -1: none does.
+int local_rank();
 // HQR_GPU_MEMORY ("8G", "512M", "1T", or bytes): the memory each GPU's
 // schedule may plan with; 0: what the GPU has free.
 std::size_t gpu_memory();

@@ -24,9 +24,9 @@ void hqr_set_device(int ordinal) {
   hqr::config::set_device_mask(ordinal < 0 || ordinal > hqr::config::kMaxOrdinal ? 0 : std::uint64_t(1) << ordinal);
 }
 int hqr_set_devices(const char *list) {
-  std::uint64_t mask = 0;
-  if (!list || !hqr::config::parse_devices(list, &mask)) return -1;
-  hqr::config::set_device_mask(mask);
+  hqr::config::Devices d;
+  if (!list || !hqr::config::parse_devices(list, &d)) return -1;
+  hqr::config::set_devices(d);
   return 0;
 }
 long hqr_path_calls(char path) { return hqr::path_count(path); }
