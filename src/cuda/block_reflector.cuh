@@ -1,7 +1,7 @@
 // The compact-WY block reflector on the device, LAPACK's xLARFT (forward,
 // columnwise) and xLARFB with cuBLAS level 3, and xORGQR's block built on
 // them, shared by the routines that apply or form Q (qr_apply.cu,
-// qr_one_trip.cu) and the QR updates (qrupd_gpu.cu). S runs
+// qr_one_trip.cu) and the QR updates (qrupd_gpu.cuh). S runs
 // the steps on its context's compute stream: check(status, point) and
 // launched() record the first failure (or injected fault) and make every
 // later step a no-op returning false; c_ is the context (DeviceSteps).

@@ -1,6 +1,6 @@
 // Device kernels and helpers that the QR paths share (geqrf_hybrid.cu,
-// qr_apply.cu, qr_one_trip.cu, qrupd_gpu.cu; inverse_hybrid.cu through
-// one_trip.cuh): warp sums and maxima, xLAPY2 and xLAPY3, the first zero
+// qr_apply.cu, qr_one_trip.cu, qrupd_cols.cu, qrupd_rows.cu;
+// inverse_hybrid.cu through one_trip.cuh): warp sums and maxima, xLAPY2 and xLAPY3, the first zero
 // on a diagonal, the unit-triangle copy of a panel's reflectors, the setup
 // of the larft T from V**H V, the identity where a reflector's tau is zero,
 // max |a_ij| (LAPACK's xLANGE 'M') and identity blocks; and the triangle
