@@ -20,8 +20,6 @@
 //   (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27d.txt, item 2)
 #pragma once
 
-#include <cfloat>
-
 #include "cuda/blas.cuh"
 #include "cuda/cholqr.cuh"
 #include "cuda/context.hpp"
@@ -34,81 +32,6 @@ __device__ inline float neg(float x) { return -x; }
 __device__ inline double neg(double x) { return -x; }
 __device__ inline cuFloatComplex neg(cuFloatComplex x) { return make_cuFloatComplex(-x.x, -x.y); }
 __device__ inline cuDoubleComplex neg(cuDoubleComplex x) { return make_cuDoubleComplex(-x.x, -x.y); }
-__device__ inline float complex_of(float, double r, double) { return float(r); }
-__device__ inline double complex_of(double, double r, double) { return r; }
-__device__ inline cuFloatComplex complex_of(cuFloatComplex, double r, double i) {
-  return make_cuFloatComplex(float(r), float(i));
-}
-__device__ inline cuDoubleComplex complex_of(cuDoubleComplex, double r, double i) { return make_cuDoubleComplex(r, i); }
-
-// xLARFG's scalars by one warp for column j of a panel in shared memory
-// (col, rows j..mk-1): alpha = col[j], x = col[j+1..], ssq the warp's sum
-// of |x_i|**2. tau, beta and f, the factor that turns x into v's entries
-// below its unit, go to *tau, *beta and *f; the caller scales x (panel_qr).
-// Arithmetic in double for every element type, so that single-precision
-// data never needs xLARFG's rescaling, which is kept for double. Where
-// alpha and x are far from under- and overflow, beta takes one square root
-// and tau and f one division each: on the kernel's critical path, double
-// division and square roots are sequences of dependent instructions.
-template <class S> __device__ void warp_larfg(int mk, int j, const S *col, double ssq, S *tau, S *beta, S *f) {
-  const int lane = threadIdx.x & 31;
-  double alphr = re(col[j]), alphi = im(col[j]);
-  const double a2 = alphr * alphr + alphi * alphi;
-  S t = dev_zero(S()), b = col[j];
-  double fr = 1, fi = 0;
-  if (ssq >= 1e-280 && ssq <= 1e280 && (a2 == 0 || (a2 >= 1e-280 && a2 <= 1e280))) {
-    const double be = -copysign(sqrt(a2 + ssq), alphr), rb = 1 / be;
-    t = complex_of(S(), (be - alphr) * rb, -alphi * rb);
-    const double dr = alphr - be, di = alphi, rd = 1 / (dr * dr + di * di);  // |dr| >= |beta|
-    fr = dr * rd, fi = -di * rd;
-    b = complex_of(S(), be, 0);
-  } else {
-    double xnorm = 0, amax = 0;  // xNRM2 with its scaling
-    for (int i = j + 1 + lane; i < mk; i += 32) {
-      const double a = dev_abs(col[i]);
-      if (a > amax || a != a) amax = a;
-    }
-    amax = warp_max(amax);
-    xnorm = amax;
-    if (amax > 0 && amax <= DBL_MAX) {
-      double s = 0;
-      for (int i = j + 1 + lane; i < mk; i += 32) {
-        const double r = re(col[i]) / amax, q = im(col[i]) / amax;
-        s += r * r + q * q;
-      }
-      xnorm = amax * sqrt(warp_sum(s));
-    }
-    if (!(xnorm == 0 && alphi == 0)) {
-      const double safmin = DBL_MIN / (DBL_EPSILON / 2), rsafmn = 1 / safmin;
-      double be = -copysign(lapy3(alphr, alphi, xnorm), alphr), scale = 1;
-      int knt = 0;
-      if (fabs(be) < safmin) {  // beta may be inaccurate: scale x and alpha up, up to 20 times
-        do {
-          ++knt;
-          scale *= rsafmn;
-          be *= rsafmn;
-          alphr *= rsafmn;
-          alphi *= rsafmn;
-        } while (fabs(be) < safmin && knt < 20);
-        be = -copysign(lapy3(alphr, alphi, xnorm * scale), alphr);
-      }
-      t = complex_of(S(), (be - alphr) / be, -alphi / be);
-      // f = scale / (alpha - beta), the division as Smith's.
-      const double dr = alphr - be, di = alphi;
-      if (fabs(dr) >= fabs(di)) {
-        const double r = di / dr, den = dr + di * r;
-        fr = 1 / den, fi = -r / den;
-      } else {
-        const double r = dr / di, den = di + dr * r;
-        fr = r / den, fi = -1 / den;
-      }
-      fr *= scale, fi *= scale;
-      for (int k = 0; k < knt; ++k) be *= safmin;
-      b = complex_of(S(), be, 0);
-    }
-  }
-  if (lane == 0) *tau = t, *beta = b, *f = complex_of(S(), fr, fi);
-}
 
 // Shared memory of panel_qr for an mk-row panel of up to B columns: the
 // panel, T, the products v_j**H v_c, tau, beta and f.

@@ -22,8 +22,6 @@
 // while the device works they zero R below the new columns' diagonal
 // (which no update reads) and shift the rows above J, and a failing GPU
 // shifts those back before the CPU redoes the update.
-#include <cfloat>
-#include <cmath>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -41,42 +39,6 @@ constexpr int kMaxNb = 32;     // reflectors per block (see band_qr)
 // The panel's working copy lives in shared memory up to this size (beside
 // the static T); larger panels (very large P) work in global memory.
 constexpr std::size_t kPanelSmem = 160 * 1024;
-
-// Machine constants in device code.
-template <class T> struct Lim;
-template <> struct Lim<float> {
-  static __device__ float safmin() { return FLT_MIN / FLT_EPSILON; }
-  static __device__ float huge() { return FLT_MAX; }
-  static __device__ float eps() { return FLT_EPSILON; }
-};
-template <> struct Lim<double> {
-  static __device__ double safmin() { return DBL_MIN / DBL_EPSILON; }
-  static __device__ double huge() { return DBL_MAX; }
-  static __device__ double eps() { return DBL_EPSILON; }
-};
-
-// ||x(t0:t1-1)||_2 by one warp (every lane gets it) without overflow or
-// harmful underflow; NaN propagates.
-template <class T> __device__ T warp_tail_norm(const T *x, idx t0, idx t1) {
-  const int lane = threadIdx.x & 31;
-  T amax = 0;
-  bool nan = false;
-  for (idx r = t0 + lane; r < t1; r += 32) {
-    const T a = fabs(x[r]);
-    nan |= a != a;
-    amax = fmax(amax, a);
-  }
-  if (__any_sync(0xffffffffu, nan)) return T(NAN);
-  amax = warp_max(amax);
-  if (amax == 0 || isinf(amax)) return amax;
-  const T inv = T(1) / amax;
-  T ssq = 0;
-  for (idx r = t0 + lane; r < t1; r += 32) {
-    const T y = x[r] * inv;
-    ssq += y * y;
-  }
-  return amax * sqrt(warp_sum(ssq));
-}
 
 // Leading dimension of the panel's working copy in shared memory: even, so
 // that lanes walking the diagonal of V (the Gram products: lane k at
@@ -110,6 +72,7 @@ __global__ void __launch_bounds__(kThreads)
   // products G(j, i) = v_j^T v_i (j < i) stored at (i, j).
   __shared__ T st[kMaxNb * kMaxNb];
   __shared__ T sw[kMaxNb * kMaxNb / 4];  // T's merges: W, at most nr^2 / 4 entries
+  __shared__ T sbf[2];                   // beta and f of the reflector being formed
   const int ldw = gw ? h : panel_ld(h);
   T *w = gw ? gw : reinterpret_cast<T *>(smem_raw);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
@@ -118,45 +81,22 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
 
   auto tail1 = [&](int i) { return min(i + p + 1, h); };  // the tail is rows i+1 .. tail1(i)-1
-  const T safmin = Lim<T>::safmin();
-  // A sum of squares at least this large lost nothing that matters to
-  // underflow (each square that underflowed is below the smallest normal,
-  // at most h eps^2 of it).
-  const T trusted = safmin / Lim<T>::eps();
-  // Reflector i from column i, by one warp: LAPACK's xLARFG (a tiny beta
-  // rescales the column first); tau goes to T's diagonal. |beta| in one
-  // pass where the sums of squares are finite and not tiny, else by
-  // xNRM2's scaled two passes and xLAPY2.
+  // Reflector i from column i, by one warp (warp_larfg: LAPACK's xLARFG,
+  // in double): tau goes to T's diagonal, beta to the column's head, and
+  // the tail becomes v_i's.
   auto form = [&](int i) {
     T *wi = w + i * ldw;
-    const int t0 = i + 1, t1 = tail1(i);
-    T alpha = wi[i], tau = 0, ssq = 0;
-    for (int r = t0 + lane; r < t1; r += 32) ssq += wi[r] * wi[r];
-    ssq = warp_sum(ssq);
-    const T s2 = alpha * alpha + ssq;
-    const bool fast = ssq >= trusted && s2 <= Lim<T>::huge();  // false for NaN
-    T xnorm = fast ? T(1) : warp_tail_norm(wi, t0, t1);
-    if (xnorm != 0) {
-      T beta = -copysign(fast ? sqrt(s2) : lapy2(alpha, xnorm), alpha);
-      int rescaled = 0;
-      while (fabs(beta) < safmin && rescaled < 20) {
-        const T rs = T(1) / safmin;
-        __syncwarp();
-        for (int r = t0 + lane; r < t1; r += 32) wi[r] *= rs;
-        __syncwarp();
-        alpha *= rs;
-        ++rescaled;
-        xnorm = warp_tail_norm(wi, t0, t1);
-        beta = -copysign(lapy2(alpha, xnorm), alpha);
-      }
-      tau = (beta - alpha) / beta;
-      const T scal = T(1) / (alpha - beta);
-      __syncwarp();
-      for (int r = t0 + lane; r < t1; r += 32) wi[r] *= scal;
-      for (int k = 0; k < rescaled; ++k) beta *= safmin;
-      if (lane == 0) wi[i] = beta;
+    const int t1 = tail1(i);
+    double ssq = 0;
+    for (int r = i + 1 + lane; r < t1; r += 32) {
+      const double x = wi[r];
+      ssq += x * x;
     }
-    if (lane == 0) st[i + i * kMaxNb] = tau;
+    warp_larfg(t1, i, wi, warp_sum(ssq), st + i + i * kMaxNb, sbf, sbf + 1);
+    __syncwarp();
+    const T f = sbf[1];
+    for (int r = i + 1 + lane; r < t1; r += 32) wi[r] *= f;
+    if (lane == 0) wi[i] = sbf[0];
   };
   // H_i from the left on column j by a group of g lanes (g divides 32;
   // gl = lane in group), every lane of the warp in the shuffles; on = the
