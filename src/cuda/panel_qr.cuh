@@ -20,6 +20,8 @@
 //   (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27d.txt, item 2)
 #pragma once
 
+#include <type_traits>
+
 #include "cuda/blas.cuh"
 #include "cuda/cholqr.cuh"
 #include "cuda/context.hpp"
@@ -129,13 +131,20 @@ __global__ void __launch_bounds__(32 * B, 1)
     }
     __syncthreads();
   }
+  // Reflector c from column c (col) by the warp that owns the column, ssq
+  // its lanes' parts of the sum of |x_i|**2 below row c: the scalars, then
+  // x scaled into v's entries.
+  auto reflector = [&](int c, S *col, double ssq) {
+    warp_larfg(mk, c, col, warp_sum(ssq), stau + c, sbeta + c, sf + c);
+    __syncwarp();
+    const S f = sf[c];
+    for (int i = c + 1 + lane; i < mk; i += 32) col[i] = mul(col[i], f);
+  };
   if (w == 0) {
     __syncwarp();
     double ssq = 0;
     for (int i = 1 + lane; i < mk; i += 32) ssq += ssq_of(sp[i]);
-    warp_larfg(mk, 0, sp, warp_sum(ssq), stau, sbeta, sf);
-    __syncwarp();
-    for (int i = 1 + lane; i < mk; i += 32) sp[i] = mul(sp[i], sf[0]);
+    reflector(0, sp, ssq);
   }
   __syncthreads();
   // Step j: every other column c gets s = v_j**H c. The later ones are
@@ -152,30 +161,33 @@ __global__ void __launch_bounds__(32 * B, 1)
 #pragma unroll 4
       for (int i = lane + 32; i < mk; i += 32) acc = fms(acc, cj(xj[i]), cw[i]);
       const S s = neg(warp_sum(acc));
-      if (w == j + 1) {  // update, then reflector j+1 from the updated column
-        const S g = mul(cj(stau[j]), s);
-        double ssq = 0;  // over rows below j+1
+      // c -= v_j g; with_ssq (std::true_type) also sums |c_i|**2 over the
+      // rows below j+1, the next reflector's (a type, so that the other
+      // warps' loops carry no sum).
+      auto update = [&](S g, auto with_ssq) {
+        double ssq = 0;
         if (lane < mk) {
           const S x = fms(cw[lane], vj(lane), g);
           cw[lane] = x;
-          ssq = lane > j + 1 ? ssq_of(x) : 0.;
+          if constexpr (decltype(with_ssq)::value) ssq = lane > j + 1 ? ssq_of(x) : 0.;
         }
 #pragma unroll 4
         for (int i = lane + 32; i < mk; i += 32) {
           const S x = fms(cw[i], xj[i], g);
           cw[i] = x;
-          ssq += ssq_of(x);
+          if constexpr (decltype(with_ssq)::value) ssq += ssq_of(x);
         }
-        __syncwarp();
-        warp_larfg(mk, j + 1, cw, warp_sum(ssq), stau + j + 1, sbeta + j + 1, sf + j + 1);
-        __syncwarp();
-        const S f = sf[j + 1];
-        for (int i = j + 2 + lane; i < mk; i += 32) cw[i] = mul(cw[i], f);
-      } else if (w > j) {
+        return ssq;
+      };
+      if (w > j) {  // update; the owner of column j+1 then forms reflector j+1 from it
         const S g = mul(cj(stau[j]), s);
-        if (lane < mk) cw[lane] = fms(cw[lane], vj(lane), g);
-#pragma unroll 4
-        for (int i = lane + 32; i < mk; i += 32) cw[i] = fms(cw[i], xj[i], g);
+        if (w == j + 1) {
+          const double ssq = update(g, std::true_type());
+          __syncwarp();
+          reflector(j + 1, cw, ssq);
+        } else {
+          update(g, std::false_type());
+        }
       } else if (lane == 0) {
         ss[w + j * B] = s;
       }
