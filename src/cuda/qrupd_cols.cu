@@ -318,10 +318,7 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
       return {false, 0, u.why(), 0};
     }
     u.mark("downloaded");
-    u.finish();
-    u.mark("landed");
-    u.print_marks("qrupd_delcols");
-    return {true, 0, nullptr, 0};
+    return u.done("qrupd_delcols");
   });
 }
 
@@ -385,12 +382,9 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
       return {false, 0, u.why(), 0};
     // Q's columns are multiplied by the reflectors (below's, then band's)
     // row group by row group as they leave (stream_rows).
-    HostReflectors<T> below, band;
+    HostReflectors<T> below{n, na, pa}, band{j0, hb, kb};
     RB dbelow, dband;
     if (pa > 0) {  // W's rows below N: [R_w; 0]; Q(:, n:m) will take H
-      below.col0 = n;
-      below.order = na;
-      below.k = pa;
       if (!factor(u, na, p, dW + n, m, dtau1) || !dbelow.form(u, na, pa, dW + n, m, dtau1, dVb, dS) ||
           !below.fetch(u, dW + n, m, dtau1))
         return {false, 0, u.why(), 0};
@@ -403,9 +397,6 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
     zero_below<T><<<grid_cols(rb, p), 256, 0, c.compute_stream>>>(dR, ldd, rb, p, n);
     if (!u.launched()) return {false, 0, u.why(), 0};
     if (kb > 0) {  // the band's QR; Q(:, j0:rb) will take H
-      band.col0 = j0;
-      band.order = hb;
-      band.k = kb;
       if (!factor(u, hb, cb, dR + j0, ldd, dtaub) || !dband.form(u, hb, kb, dR + j0, ldd, dtaub, dVh, dS) ||
           !band.fetch(u, dR + j0, ldd, dtaub))
         return {false, 0, u.why(), 0};
@@ -433,10 +424,7 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
     }
     clearing.wait();
     u.mark("cleared");
-    u.finish();
-    u.mark("landed");
-    u.print_marks("qrupd_addcols");
-    return {true, 0, why, lint(rows_done)};
+    return u.done("qrupd_addcols", why, lint(rows_done));
   });
 }
 

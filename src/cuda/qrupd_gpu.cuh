@@ -225,6 +225,14 @@ template <class T> class Update {
                  o.ld);
     mark("copied out");
   }
+  // The update's end: the staged results into the caller's arrays
+  // (finish), the trace, and the Result; `why` and `resume` as gpu.hpp says.
+  Result done(const char *routine, const char *why = nullptr, lint resume = 0) {
+    finish();
+    mark("landed");
+    print_marks(routine);
+    return {true, 0, why, resume};
+  }
   // Rows c+1..m-1 of h's columns c = c0..c1-1 (below the diagonal) become
   // zeros, each column's rows read first (mostly they are zero already and
   // stay untouched), on the pool's threads (by default the upload copy
@@ -402,7 +410,7 @@ template <class T> class Update {
 // on the compute stream; it has landed once the download stream, which
 // waits for the compute stream, has brought R in (Update::land).
 template <class T> struct HostReflectors {
-  idx col0 = 0, order = 0, k = 0;
+  idx col0 = 0, order = 0, k = 0;  // HostReflectors<T>{col0, order, k}; k = 0: none
   T *v = nullptr, *tau = nullptr;  // order-by-k (ld order), k
   static std::size_t elems(idx order, idx k) { return k > 0 ? std::size_t(order + 1) * k + 128 : 0; }
   bool fetch(Update<T> &u, const T *dv, idx lddv, const T *dtau) {

@@ -133,10 +133,7 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
         !u.download(rout, dZ, ldz, 0, 0, r, ldr) || !u.land())
       return {false, 0, u.why(), 0};
     u.mark("downloaded");
-    u.finish();
-    u.mark("landed");
-    u.print_marks("qrupd_addrows");
-    return {true, 0, nullptr, 0};
+    return u.done("qrupd_addrows");
   });
 }
 
@@ -196,20 +193,14 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
     }
     // Q's rows are multiplied by G (below's reflectors, then band's) row
     // group by row group as they leave (stream_rows).
-    HostReflectors<T> below, band;
+    HostReflectors<T> below{n, na, pa}, band{0, kz, kz};
     RB dbelow, dband;
     if (pa > 0) {  // X = Q_d(:, n:m)^T = H*[S; 0];  Q_d(:, n:m) <- Q_d(:, n:m) * H
-      below.col0 = n;
-      below.order = na;
-      below.k = pa;
       if (!u.check(blas::geam(c.blas, blas::op_c<T>(), na, p, dQd + n * p, p, dX, na), Point::kernel) ||
           !u.check(geqrf(c.solver, int(na), int(p), dX, int(na), dtau1, dwork, int(lw), dinfo), Point::kernel) ||
           !dbelow.form(u, na, pa, dX, na, dtau1, dVb, dS) || !dbelow.apply(u, p, dQd + n * p, p, dS))
         return {false, 0, u.why(), 0};
     }
-    band.col0 = 0;
-    band.order = kz;
-    band.k = kz;
     cudaEvent_t arrived = c.download_slots[1].dma_done;
     if (!u.check(blas::geam(c.blas, blas::op_c<T>(), kz, p, dQd, p, dZ, ldz), Point::kernel) ||
         !u.check(geqrf(c.solver, int(kz), int(cz), dZ, int(ldz), dtauz, dwork, int(lw), dinfo), Point::kernel) ||
@@ -261,10 +252,7 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
     }
     clearing.wait();
     u.mark("cleared");
-    u.finish();
-    u.mark("landed");
-    u.print_marks("qrupd_delrows");
-    return {true, 0, why, lint(done1 + done2)};
+    return u.done("qrupd_delrows", why, lint(done1 + done2));
   });
 }
 
@@ -323,10 +311,7 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
     const bool moved = ran;
     if (moved) move_columns(c.upload_copies, q, ldq, m, k, p, j0, true);
     u.mark("moved");
-    HostReflectors<T> band;
-    band.col0 = 0;
-    band.order = kp;
-    band.k = kz;
+    HostReflectors<T> band{0, kp, kz};
     ran = ran && band.fetch(u, dZ, ldz, dtau);
     if (ran) {
       zero_below<T><<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dZ, ldz, kp, n, 0);
@@ -367,10 +352,7 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
       }
       why = "CUDA error: Q's first rows updated on the CPU";
     }
-    u.finish();
-    u.mark("landed");
-    u.print_marks("qrupd_addrows_q");
-    return {true, 0, why, lint(tail)};
+    return u.done("qrupd_addrows_q", why, lint(tail));
   });
 }
 
