@@ -196,8 +196,8 @@ if part sanitizer; then
 # inside its time limit while still taking every GPU path of the test:
 # test_inverse in double (potri, trtri, lauum, both uplo, HQR_INV_LEAF=64 so
 # that the recursion splits at these orders), test_qr the hybrid geqrf,
-# test_qrupd the GPU update paths (the shared-memory kernels: qrupd_gpu.cu's
-# panel_qr, cholqr.cuh's signed LU and triangular inverse).
+# test_qrupd the GPU update paths (the shared-memory kernels: qrupd_cols.cu's
+# band_qr, cholqr.cuh's signed LU and triangular inverse).
 echo "== compute-sanitizer"
 for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
   i=0

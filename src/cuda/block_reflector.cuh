@@ -1,7 +1,7 @@
 // The compact-WY block reflector on the device, LAPACK's xLARFT (forward,
 // columnwise) and xLARFB with cuBLAS level 3, and xORGQR's block built on
 // them, shared by the routines that apply or form Q (qr_apply.cu,
-// qr_one_trip.cu) and the QR updates (qrupd_gpu.cu). S runs
+// qr_one_trip.cu) and the QR updates (qrupd_gpu.cuh). S runs
 // the steps on its context's compute stream: check(status, point) and
 // launched() record the first failure (or injected fault) and make every
 // later step a no-op returning false; c_ is the context (DeviceSteps).
@@ -39,9 +39,8 @@ inline lint apply_block(lint k) {
   return std::max<lint>(1, std::min<lint>(nb > 0 ? nb : 256, std::max<lint>(k, 1)));
 }
 
-// V (mk-by-kb, the unit lower trapezoid of a, its unit triangle written
-// out so that plain gemms do the work) into v, and T (kb-by-kb, leading
-// dimension ldt, zeros below the diagonal) from V and tau as
+// T (kb-by-kb, leading dimension ldt, zeros below the diagonal) from V
+// (mk-by-kb, ldv, its unit triangle written out) and tau as
 // T = (striu(V**H V) + diag(1/tau))**-1, with T's column zero where tau is;
 // g is kb-by-kb scratch (ldt). The inverse by cholqr.cuh's inverse_upper
 // where kb is 32 times a power of two, else by cuBLAS's trsm against I.
@@ -49,13 +48,11 @@ inline lint apply_block(lint k) {
 // - trsm against I 77 and 157 us at kb = 256 and 512 (H100, bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt)
 // - inverse_upper 0.07-0.10 ms at 512 against 0.23-0.26 (H200, bench/results/history/qr-NVIDIA-H200-2026-11-25b.txt)
 template <class T, class S>
-bool block_t(S &s, lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const T *tau, T *t, lint ldt, T *g) {
+bool t_of_v(S &s, lint mk, lint kb, const T *v, lint ldv, const T *tau, T *t, lint ldt, T *g) {
   using R = typename Prec<T>::real;
   cudaStream_t st = s.c_.compute_stream;
-  unit_lower_copy<<<grid_for(int64_t(mk) * kb), 256, 0, st>>>(mk, kb, dv(a), lda, dv(v), ldv);
-  if (!s.launched() || !s.check(blas::herk(s.c_.blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kb, mk, R(1), v, ldv,
-                                           R(0), g, ldt),
-                                fault::Point::kernel))
+  if (!s.check(blas::herk(s.c_.blas, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(), kb, mk, R(1), v, ldv, R(0), g, ldt),
+               fault::Point::kernel))
     return false;
   const bool by_blocks = inverse_upper_fits(kb);
   t_inverse_setup<<<grid_for(int64_t(kb) * kb, 256, 1024), 256, 0, st>>>(int(kb), dv(g), int(ldt), dv(tau),
@@ -72,6 +69,14 @@ bool block_t(S &s, lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const
   }
   fix_zero_tau<<<grid_for(kb), 256, 0, st>>>(int(kb), dv(tau), dv(t), int(ldt));
   return s.launched();
+}
+
+// V (mk-by-kb, the unit lower trapezoid of a, its unit triangle written
+// out so that plain gemms do the work) into v, and T from it (t_of_v).
+template <class T, class S>
+bool block_t(S &s, lint mk, lint kb, const T *a, lint lda, T *v, lint ldv, const T *tau, T *t, lint ldt, T *g) {
+  unit_lower_copy<<<grid_for(int64_t(mk) * kb), 256, 0, s.c_.compute_stream>>>(mk, kb, dv(a), lda, dv(v), ldv);
+  return s.launched() && t_of_v(s, mk, kb, v, ldv, tau, t, ldt, g);
 }
 
 // Left: C (rows-by-cols) := (I - V op(T) V**H) C, W kb-by-cols (ldw >= kb).

@@ -19,14 +19,6 @@
 namespace hqr::gpu {
 namespace {
 
-__device__ inline double re(float x) { return x; }
-__device__ inline double re(double x) { return x; }
-__device__ inline double re(cuFloatComplex x) { return x.x; }
-__device__ inline double re(cuDoubleComplex x) { return x.x; }
-__device__ inline double im(float) { return 0; }
-__device__ inline double im(double) { return 0; }
-__device__ inline double im(cuFloatComplex x) { return x.y; }
-__device__ inline double im(cuDoubleComplex x) { return x.y; }
 __device__ inline float mul(float a, float b) { return a * b; }
 __device__ inline double mul(double a, double b) { return a * b; }
 __device__ inline cuFloatComplex mul(cuFloatComplex a, cuFloatComplex b) { return cuCmulf(a, b); }

@@ -20,7 +20,7 @@
 //   (bench/results/history/qr-tuning-NVIDIA-H200-2026-11-27d.txt, item 2)
 #pragma once
 
-#include <cfloat>
+#include <type_traits>
 
 #include "cuda/blas.cuh"
 #include "cuda/cholqr.cuh"
@@ -34,81 +34,6 @@ __device__ inline float neg(float x) { return -x; }
 __device__ inline double neg(double x) { return -x; }
 __device__ inline cuFloatComplex neg(cuFloatComplex x) { return make_cuFloatComplex(-x.x, -x.y); }
 __device__ inline cuDoubleComplex neg(cuDoubleComplex x) { return make_cuDoubleComplex(-x.x, -x.y); }
-__device__ inline float complex_of(float, double r, double) { return float(r); }
-__device__ inline double complex_of(double, double r, double) { return r; }
-__device__ inline cuFloatComplex complex_of(cuFloatComplex, double r, double i) {
-  return make_cuFloatComplex(float(r), float(i));
-}
-__device__ inline cuDoubleComplex complex_of(cuDoubleComplex, double r, double i) { return make_cuDoubleComplex(r, i); }
-
-// xLARFG's scalars by one warp for column j of a panel in shared memory
-// (col, rows j..mk-1): alpha = col[j], x = col[j+1..], ssq the warp's sum
-// of |x_i|**2. tau, beta and f, the factor that turns x into v's entries
-// below its unit, go to *tau, *beta and *f; the caller scales x (panel_qr).
-// Arithmetic in double for every element type, so that single-precision
-// data never needs xLARFG's rescaling, which is kept for double. Where
-// alpha and x are far from under- and overflow, beta takes one square root
-// and tau and f one division each: on the kernel's critical path, double
-// division and square roots are sequences of dependent instructions.
-template <class S> __device__ void warp_larfg(int mk, int j, const S *col, double ssq, S *tau, S *beta, S *f) {
-  const int lane = threadIdx.x & 31;
-  double alphr = re(col[j]), alphi = im(col[j]);
-  const double a2 = alphr * alphr + alphi * alphi;
-  S t = dev_zero(S()), b = col[j];
-  double fr = 1, fi = 0;
-  if (ssq >= 1e-280 && ssq <= 1e280 && (a2 == 0 || (a2 >= 1e-280 && a2 <= 1e280))) {
-    const double be = -copysign(sqrt(a2 + ssq), alphr), rb = 1 / be;
-    t = complex_of(S(), (be - alphr) * rb, -alphi * rb);
-    const double dr = alphr - be, di = alphi, rd = 1 / (dr * dr + di * di);  // |dr| >= |beta|
-    fr = dr * rd, fi = -di * rd;
-    b = complex_of(S(), be, 0);
-  } else {
-    double xnorm = 0, amax = 0;  // xNRM2 with its scaling
-    for (int i = j + 1 + lane; i < mk; i += 32) {
-      const double a = dev_abs(col[i]);
-      if (a > amax || a != a) amax = a;
-    }
-    amax = warp_max(amax);
-    xnorm = amax;
-    if (amax > 0 && amax <= DBL_MAX) {
-      double s = 0;
-      for (int i = j + 1 + lane; i < mk; i += 32) {
-        const double r = re(col[i]) / amax, q = im(col[i]) / amax;
-        s += r * r + q * q;
-      }
-      xnorm = amax * sqrt(warp_sum(s));
-    }
-    if (!(xnorm == 0 && alphi == 0)) {
-      const double safmin = DBL_MIN / (DBL_EPSILON / 2), rsafmn = 1 / safmin;
-      double be = -copysign(lapy3(alphr, alphi, xnorm), alphr), scale = 1;
-      int knt = 0;
-      if (fabs(be) < safmin) {  // beta may be inaccurate: scale x and alpha up, up to 20 times
-        do {
-          ++knt;
-          scale *= rsafmn;
-          be *= rsafmn;
-          alphr *= rsafmn;
-          alphi *= rsafmn;
-        } while (fabs(be) < safmin && knt < 20);
-        be = -copysign(lapy3(alphr, alphi, xnorm * scale), alphr);
-      }
-      t = complex_of(S(), (be - alphr) / be, -alphi / be);
-      // f = scale / (alpha - beta), the division as Smith's.
-      const double dr = alphr - be, di = alphi;
-      if (fabs(dr) >= fabs(di)) {
-        const double r = di / dr, den = dr + di * r;
-        fr = 1 / den, fi = -r / den;
-      } else {
-        const double r = dr / di, den = di + dr * r;
-        fr = r / den, fi = -1 / den;
-      }
-      fr *= scale, fi *= scale;
-      for (int k = 0; k < knt; ++k) be *= safmin;
-      b = complex_of(S(), be, 0);
-    }
-  }
-  if (lane == 0) *tau = t, *beta = b, *f = complex_of(S(), fr, fi);
-}
 
 // Shared memory of panel_qr for an mk-row panel of up to B columns: the
 // panel, T, the products v_j**H v_c, tau, beta and f.
@@ -206,13 +131,20 @@ __global__ void __launch_bounds__(32 * B, 1)
     }
     __syncthreads();
   }
+  // Reflector c from column c (col) by the warp that owns the column, ssq
+  // its lanes' parts of the sum of |x_i|**2 below row c: the scalars, then
+  // x scaled into v's entries.
+  auto reflector = [&](int c, S *col, double ssq) {
+    warp_larfg(mk, c, col, warp_sum(ssq), stau + c, sbeta + c, sf + c);
+    __syncwarp();
+    const S f = sf[c];
+    for (int i = c + 1 + lane; i < mk; i += 32) col[i] = mul(col[i], f);
+  };
   if (w == 0) {
     __syncwarp();
     double ssq = 0;
     for (int i = 1 + lane; i < mk; i += 32) ssq += ssq_of(sp[i]);
-    warp_larfg(mk, 0, sp, warp_sum(ssq), stau, sbeta, sf);
-    __syncwarp();
-    for (int i = 1 + lane; i < mk; i += 32) sp[i] = mul(sp[i], sf[0]);
+    reflector(0, sp, ssq);
   }
   __syncthreads();
   // Step j: every other column c gets s = v_j**H c. The later ones are
@@ -229,30 +161,33 @@ __global__ void __launch_bounds__(32 * B, 1)
 #pragma unroll 4
       for (int i = lane + 32; i < mk; i += 32) acc = fms(acc, cj(xj[i]), cw[i]);
       const S s = neg(warp_sum(acc));
-      if (w == j + 1) {  // update, then reflector j+1 from the updated column
-        const S g = mul(cj(stau[j]), s);
-        double ssq = 0;  // over rows below j+1
+      // c -= v_j g; with_ssq (std::true_type) also sums |c_i|**2 over the
+      // rows below j+1, the next reflector's (a type, so that the other
+      // warps' loops carry no sum).
+      auto update = [&](S g, auto with_ssq) {
+        double ssq = 0;
         if (lane < mk) {
           const S x = fms(cw[lane], vj(lane), g);
           cw[lane] = x;
-          ssq = lane > j + 1 ? ssq_of(x) : 0.;
+          if constexpr (decltype(with_ssq)::value) ssq = lane > j + 1 ? ssq_of(x) : 0.;
         }
 #pragma unroll 4
         for (int i = lane + 32; i < mk; i += 32) {
           const S x = fms(cw[i], xj[i], g);
           cw[i] = x;
-          ssq += ssq_of(x);
+          if constexpr (decltype(with_ssq)::value) ssq += ssq_of(x);
         }
-        __syncwarp();
-        warp_larfg(mk, j + 1, cw, warp_sum(ssq), stau + j + 1, sbeta + j + 1, sf + j + 1);
-        __syncwarp();
-        const S f = sf[j + 1];
-        for (int i = j + 2 + lane; i < mk; i += 32) cw[i] = mul(cw[i], f);
-      } else if (w > j) {
+        return ssq;
+      };
+      if (w > j) {  // update; the owner of column j+1 then forms reflector j+1 from it
         const S g = mul(cj(stau[j]), s);
-        if (lane < mk) cw[lane] = fms(cw[lane], vj(lane), g);
-#pragma unroll 4
-        for (int i = lane + 32; i < mk; i += 32) cw[i] = fms(cw[i], xj[i], g);
+        if (w == j + 1) {
+          const double ssq = update(g, std::true_type());
+          __syncwarp();
+          reflector(j + 1, cw, ssq);
+        } else {
+          update(g, std::false_type());
+        }
       } else if (lane == 0) {
         ss[w + j * B] = s;
       }

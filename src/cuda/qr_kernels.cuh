@@ -1,18 +1,21 @@
 // Device kernels and helpers that the QR paths share (geqrf_hybrid.cu,
-// qr_apply.cu, qr_one_trip.cu, qrupd_gpu.cu; inverse_hybrid.cu through
-// one_trip.cuh): warp sums and maxima, xLAPY2 and xLAPY3, the first zero
-// on a diagonal, the unit-triangle copy of a panel's reflectors, the setup
-// of the larft T from V**H V, the identity where a reflector's tau is zero,
-// max |a_ij| (LAPACK's xLANGE 'M') and identity blocks; and the triangle
-// mirror that the upper Cholesky factors of geqrf's panels and of potrf's
-// diagonal blocks use. In an unnamed namespace: each translation unit gets
-// its own copy, as the kernels are small.
+// qr_apply.cu, qr_one_trip.cu, qrupd_cols.cu, qrupd_rows.cu;
+// inverse_hybrid.cu through one_trip.cuh): warp sums and maxima, xLAPY2
+// and xLAPY3, one warp's xLARFG (a column's Householder reflector), the
+// first zero on a diagonal, the unit-triangle copy of a panel's
+// reflectors, the setup of the larft T from V**H V, the identity where a
+// reflector's tau is zero, max |a_ij| (LAPACK's xLANGE 'M') and identity
+// blocks; and the triangle mirror that the upper Cholesky factors of
+// geqrf's panels and of potrf's diagonal blocks use. In an unnamed
+// namespace: each translation unit gets its own copy, as the kernels are
+// small.
 #pragma once
 
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <complex>
 #include <cstdint>
 
@@ -48,6 +51,14 @@ __device__ inline double dev_abs(float x) { return fabs(double(x)); }
 __device__ inline double dev_abs(double x) { return fabs(x); }
 __device__ inline double dev_abs(cuFloatComplex x) { return hypot(double(x.x), double(x.y)); }
 __device__ inline double dev_abs(cuDoubleComplex x) { return hypot(x.x, x.y); }
+__device__ inline double re(float x) { return x; }
+__device__ inline double re(double x) { return x; }
+__device__ inline double re(cuFloatComplex x) { return x.x; }
+__device__ inline double re(cuDoubleComplex x) { return x.x; }
+__device__ inline double im(float) { return 0; }
+__device__ inline double im(double) { return 0; }
+__device__ inline double im(cuFloatComplex x) { return x.y; }
+__device__ inline double im(cuDoubleComplex x) { return x.y; }
 
 __device__ inline float cj(float x) { return x; }
 __device__ inline double cj(double x) { return x; }
@@ -91,6 +102,83 @@ __device__ inline double lapy3(double x, double y, double z) {
   const double w = fmax(fabs(x), fmax(fabs(y), fabs(z)));
   if (w == 0 || isinf(w)) return fabs(x) + fabs(y) + fabs(z);
   return w * sqrt((x / w) * (x / w) + (y / w) * (y / w) + (z / w) * (z / w));
+}
+
+__device__ inline float complex_of(float, double r, double) { return float(r); }
+__device__ inline double complex_of(double, double r, double) { return r; }
+__device__ inline cuFloatComplex complex_of(cuFloatComplex, double r, double i) {
+  return make_cuFloatComplex(float(r), float(i));
+}
+__device__ inline cuDoubleComplex complex_of(cuDoubleComplex, double r, double i) { return make_cuDoubleComplex(r, i); }
+
+// xLARFG's scalars by one warp for column j of a panel (col, rows
+// j..mk-1): alpha = col[j], x = col[j+1..], ssq the warp's sum of
+// |x_i|**2. tau, beta and f, the factor that turns x into v's entries
+// below its unit, go to *tau, *beta and *f from lane 0; the caller scales
+// x and stores beta (panel_qr.cuh's panel_qr, qrupd_cols.cu's band_qr).
+// Arithmetic in double for every element type, so that single-precision
+// data never needs xLARFG's rescaling, which is kept for double. Where
+// alpha and x are far from under- and overflow, beta takes one square root
+// and tau and f one division each: on the kernel's critical path, double
+// division and square roots are sequences of dependent instructions.
+template <class S> __device__ void warp_larfg(int mk, int j, const S *col, double ssq, S *tau, S *beta, S *f) {
+  const int lane = threadIdx.x & 31;
+  double alphr = re(col[j]), alphi = im(col[j]);
+  const double a2 = alphr * alphr + alphi * alphi;
+  S t = dev_zero(S()), b = col[j];
+  double fr = 1, fi = 0;
+  if (ssq >= 1e-280 && ssq <= 1e280 && (a2 == 0 || (a2 >= 1e-280 && a2 <= 1e280))) {
+    const double be = -copysign(sqrt(a2 + ssq), alphr), rb = 1 / be;
+    t = complex_of(S(), (be - alphr) * rb, -alphi * rb);
+    const double dr = alphr - be, di = alphi, rd = 1 / (dr * dr + di * di);  // |dr| >= |beta|
+    fr = dr * rd, fi = -di * rd;
+    b = complex_of(S(), be, 0);
+  } else {
+    double xnorm = 0, amax = 0;  // xNRM2 with its scaling
+    for (int i = j + 1 + lane; i < mk; i += 32) {
+      const double a = dev_abs(col[i]);
+      if (a > amax || a != a) amax = a;
+    }
+    amax = warp_max(amax);
+    xnorm = amax;
+    if (amax > 0 && amax <= DBL_MAX) {
+      double s = 0;
+      for (int i = j + 1 + lane; i < mk; i += 32) {
+        const double r = re(col[i]) / amax, q = im(col[i]) / amax;
+        s += r * r + q * q;
+      }
+      xnorm = amax * sqrt(warp_sum(s));
+    }
+    if (!(xnorm == 0 && alphi == 0)) {
+      const double safmin = DBL_MIN / (DBL_EPSILON / 2), rsafmn = 1 / safmin;
+      double be = -copysign(lapy3(alphr, alphi, xnorm), alphr), scale = 1;
+      int knt = 0;
+      if (fabs(be) < safmin) {  // beta may be inaccurate: scale x and alpha up, up to 20 times
+        do {
+          ++knt;
+          scale *= rsafmn;
+          be *= rsafmn;
+          alphr *= rsafmn;
+          alphi *= rsafmn;
+        } while (fabs(be) < safmin && knt < 20);
+        be = -copysign(lapy3(alphr, alphi, xnorm * scale), alphr);
+      }
+      t = complex_of(S(), (be - alphr) / be, -alphi / be);
+      // f = scale / (alpha - beta), the division as Smith's.
+      const double dr = alphr - be, di = alphi;
+      if (fabs(dr) >= fabs(di)) {
+        const double r = di / dr, den = dr + di * r;
+        fr = 1 / den, fi = -r / den;
+      } else {
+        const double r = dr / di, den = di + dr * r;
+        fr = r / den, fi = -1 / den;
+      }
+      fr *= scale, fi *= scale;
+      for (int k = 0; k < knt; ++k) be *= safmin;
+      b = complex_of(S(), be, 0);
+    }
+  }
+  if (lane == 0) *tau = t, *beta = b, *f = complex_of(S(), fr, fi);
 }
 
 // The first i (from 1) with d(i-1, i-1) exactly zero, 0 if none (the

@@ -62,6 +62,18 @@ template <class S> __global__ void unpack_reflectors(int64_t m, int64_t k, int64
   }
 }
 
+// V of reflectors k0..k0+kb-1 (mk = m - k0 rows, leading dimension ldv)
+// straight from p, the packed lower trapezoid of the m-by-k reflectors
+// (Layout::lower): their entries below the diagonal, ones on it, zeros
+// above, as block_t's unit_lower_copy makes them from unpacked ones.
+template <class S>
+__global__ void packed_unit_lower(int64_t m, int64_t k0, int64_t mk, int64_t kb, const S *p, S *v, int64_t ldv) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < mk * kb; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = e % mk, c = e / mk;
+    v[i + c * ldv] = i > c ? p[packed_at(false, m, k0 + c) + i - c] : i == c ? dev_one(S()) : dev_zero(S());
+  }
+}
+
 // The QR of the m-by-n f (leading dimension ldf) on the device, tau into
 // dtau: geqrf_small (panel_qr.cuh; panels of `width` columns), cuSOLVER's
 // geqrf, or hqr's device geqrf (geqrf_device: its own scratch,
@@ -166,7 +178,9 @@ template <class T> struct BlockScratch {
 };
 
 // xORMQR/xUNMQR: hqr's blocks (block_reflector.cuh) up to k = 1024,
-// cuSOLVER's ormqr/unmqr above. Measured reason
+// cuSOLVER's ormqr/unmqr above. The reflectors are unpacked at the
+// buffer's start for cuSOLVER only: each of hqr's blocks takes its V
+// straight from the packed ones (packed_unit_lower). Measured reason
 // (H100, ms, cuSOLVER's / hqr's): 1024 1.30-1.34 / 0.94-1.01
 // (bench/results/history/qr-tuning-NVIDIA-H100-2026-11-27.txt).
 constexpr lint kOwnQ = 1024;
@@ -174,17 +188,18 @@ template <class T> struct OrmqrOp {
   const char *name = "ormqr";
   bool left, trans;
   lint m, n, k, nq;
+  bool own = k <= kOwnQ;
   Travel<T> in, out;  // A is only read: it travels up, never back
   int64_t in_at, out_at, device_size;
   unsigned long long value = 0;
   int lwork = 0;
-  bool own = k <= kOwnQ;
   BlockScratch<T> blocks{one_trip_block(k), std::size_t(nq) * one_trip_block(k),
                          std::size_t(one_trip_block(k)) * (left ? n : m)};
   OrmqrOp(bool l, bool t, lint m_, lint n_, lint k_, const T *a, lint lda, const T *tau, T *c, lint ldc)
       : left(l), trans(t), m(m_), n(n_), k(k_), nq(l ? m_ : n_),
         in{{const_cast<T *>(a), lda, nq, k_, Layout::lower}, {const_cast<T *>(tau), 1, k_, 1}, {c, ldc, m_, n_}},
-        out{{c, ldc, m_, n_}}, in_at(int64_t(nq) * k_), out_at(in_at + in.start(2)), device_size(in_at + in.size()) {}
+        out{{c, ldc, m_, n_}}, in_at(own ? 0 : int64_t(nq) * k_), out_at(in_at + in.start(2)),
+        device_size(in_at + in.size()) {}
   const char *why(int) const { return "ormqr failed on the device"; }
   cublasSideMode_t side() const { return left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
   cublasOperation_t op() const { return trans ? blas::op_c<T>() : CUBLAS_OP_N; }
@@ -200,10 +215,9 @@ template <class T> struct OrmqrOp {
     return fine;
   }
   bool run(Context &c, T *d, void *work, Report *report) {
-    if (!unpack(c, d, in_at, nq, k, k)) return false;
     if (!own)
-      return ok(ormqr(c.solver, side(), op(), int(m), int(n), int(k), d, int(nq), tau(d), d + out_at, int(m), work,
-                      lwork, &report->info));
+      return unpack(c, d, in_at, nq, k, k) && ok(ormqr(c.solver, side(), op(), int(m), int(n), int(k), d, int(nq),
+                                                       tau(d), d + out_at, int(m), work, lwork, &report->info));
     DeviceSteps s(c);
     if (!ok(cudaMemsetAsync(&report->info, 0, sizeof(int), c.compute_stream))) return false;
     T *p[6];
@@ -213,7 +227,9 @@ template <class T> struct OrmqrOp {
     T *dc = d + out_at;
     for (lint i = 0; i < npanels; ++i) {
       const lint b = left != trans ? npanels - 1 - i : i, k0 = b * nb, kb = std::min(nb, k - k0), mk = nq - k0;
-      if (!block_t(s, mk, kb, d + k0 + std::size_t(k0) * nq, nq, p[0], nq, tau(d) + k0, p[1], nb, p[2]) ||
+      packed_unit_lower<<<grid_for(int64_t(mk) * kb), 256, 0, c.compute_stream>>>(nq, k0, mk, kb, dv(d + in_at),
+                                                                               dv(p[0]), nq);
+      if (!s.launched() || !t_of_v(s, mk, kb, p[0], nq, tau(d) + k0, p[1], nb, p[2]) ||
           !(left ? apply_block_reflector(s, true, trans, mk, n, kb, p[0], nq, p[1], nb, dc + k0, m, p[4], ldw, p[5])
                  : apply_block_reflector(s, false, trans, m, mk, kb, p[0], nq, p[1], nb, dc + std::size_t(k0) * m, m,
                                          p[4], ldw, p[5])))

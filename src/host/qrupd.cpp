@@ -21,16 +21,16 @@
 // the path chosen; with less (but at least the minimum) the update runs.
 // HQR_VERBOSE says path=cpu-update or path=cpu-refactor.
 //
-// The GPU (src/cuda/qrupd_gpu.cu) takes deleting columns and adding rows
-// without Q: there only R's band or trapezoid travels, and the update is
+// The GPU (src/cuda/qrupd_cols.cu, qrupd_rows.cu) takes deleting columns
+// and adding rows without Q: there only R's band or trapezoid travels, and the update is
 // many short reflectors, slow on the CPU. It runs where its estimated time
 // (transfers, launches, flops, at rates fitted to bench/results/update-*)
 // beats the CPU's, or from HQR_GPU_MIN_N on when that
 // is set; a GPU that fails leaves the arrays as they came and the CPU runs.
 // HQR_VERBOSE then says path=gpu-update, or why the CPU ran. Adding columns
 // and deleting rows (full Q) run on the GPU as dense QRs of the band the
-// update disturbs (qrupd_gpu.cu), all of Q in and its changed columns out,
-// where that beats the CPU's estimate (update or refactor, whichever it
+// update disturbs (qrupd_cols.cu, qrupd_rows.cu), all of Q in and its
+// changed columns out, where that beats the CPU's estimate (update or refactor, whichever it
 // would run); adding rows with Q likewise (a dense QR of [R; U]).
 //
 // c and z (Q unitary, conjugate transposes where s and d transpose): one
@@ -164,7 +164,7 @@ double gpu_dense_time(double bytes, double flops, int solver_calls) {
 // Right-side ormqr: an m-by-n block times k reflectors of order n.
 double ormqr_right_flops(double m, double n, double k) { return 4 * m * n * k - 2 * m * k * k; }
 
-// The device's work and traffic for addcols (qrupd_gpu.cu): Q^T*U, the QR
+// The device's work and traffic for addcols (qrupd_cols.cu): Q^T*U, the QR
 // below row N applied to Q, the band's QR (rows J..min(M,N+P)) applied to Q.
 double addcols_gpu_time(double elem, double m, double n, double p, double j0) {
   const double na = std::max(0.0, m - n), pa = std::min(p, na), rb = std::min(m, n + p);

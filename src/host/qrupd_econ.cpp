@@ -10,7 +10,8 @@
 // adding rows) and runs the CPU kernels of src/cpu/qrupd.cpp. INFO > 0 is
 // never returned. Deleting rows needs the full Q (xQRUPD_DELROWS).
 //
-// CPU only: the GPU update (src/cuda/qrupd_gpu.cu) has no economy form yet.
+// CPU only: the GPU updates (src/cuda/qrupd_cols.cu, qrupd_rows.cu) have no
+// economy form yet.
 // HQR_VERBOSE says path=cpu-update.
 #include <algorithm>
 
