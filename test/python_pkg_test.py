@@ -336,8 +336,7 @@ def main():
         g.case("rcond with full factors: ValueError",
                raises(ValueError, hl.qr_insert, np.eye(3, dtype=dt), r, np.ones(3, dt), 0, "col", rcond=1e-3))
         def rcond_off():
-            # a column in span(Q) up to rounding (an exactly zero residual is the
-            # library's open case: python/README.md)
+            # a column in span(Q) up to rounding
             np.random.seed(1)
             a = np.random.random((20, 5)).astype(dt)
             q, r = np.linalg.qr(a)
@@ -345,6 +344,16 @@ def main():
             q1, r1 = hl.qr_insert(q.astype(dt), r.astype(dt), u, 2, "col", rcond=0)
             return check_qr(q1, r1, np.insert(a, 2, u, 1), dt, False)
         g.case("rcond=0 skips the check (a column in span(Q) up to rounding)", rcond_off)
+        def exact_span(u, k):
+            # an exactly zero residual: Q orthonormal all the same, R's diagonal 0
+            q, r = np.eye(5, 3, dtype=dt), np.eye(3, dtype=dt)
+            u = np.array(u, dt).reshape(5, -1)
+            q1, r1 = hl.qr_insert(q, r, u if u.shape[1] > 1 else u[:, 0], k, "col", rcond=0)
+            return check_qr(q1, r1, np.insert(np.eye(5, 3, dtype=dt), [k] * u.shape[1], u, 1), dt, False)
+        g.case("rcond=0, u = e1 with Q = eye(5, 3) appended", lambda: exact_span([1, 0, 0, 0, 0], 3))
+        g.case("rcond=0, u = e1 with Q = eye(5, 3) first", lambda: exact_span([1, 0, 0, 0, 0], 0))
+        g.case("rcond=0, a block in span(Q) and dependent columns",
+               lambda: exact_span([[0, 1, 0], [0, 0, 0], [0, 0, 0], [1, 0, 2], [1, 0, 2]], 1))
         g.done()
 
         # ---- cho_logdet ---------------------------------------------------------

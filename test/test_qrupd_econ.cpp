@@ -5,6 +5,8 @@
 // J at 1, inside and at the end, P = 0 and 1, M = N+P, shapes past the block
 // sizes, the minimum and the queried LWORK, new columns nearly in Q's range
 // and nearly dependent on each other (Q^H*Q = I still at the eps level),
+// exactly degenerate ones (zero, copies, twins, Q = identity columns with U
+// in their span; rank-deficient A for deleting columns and adding rows),
 // storage past the factors never written, every illegal argument in order
 // (M < N+P for ADDCOLS_ECON among them), LWORK = -1, and 200 alternating
 // updates without drift.
@@ -42,11 +44,11 @@ template <class T> Matrix<T> new_columns(const Matrix<T> &a, lint p, Dep dep) {
 
 // ---- one update of a random matrix --------------------------------------------
 
-template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, bool opt, Dep dep = Dep::none) {
-  char ctx[128];
-  std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s u=%s", xname<T>("QRUPD_ADDCOLS_ECON"), int(m),
-                int(n), int(p), int(j), int(pad), opt ? "opt" : "min", dep_name(dep));
-  Matrix<T> a = testing::random_matrix<T>(m, n), u0 = new_columns(a, p, dep);
+// ADDCOLS_ECON on the factors of a with the columns u0 inserted before j;
+// returns R (n+p)-by-(n+p) in its storage.
+template <class T>
+Matrix<T> addcols_of(const Matrix<T> &a, const Matrix<T> &u0, lint j, lint pad, bool opt, const char *ctx) {
+  const lint m = a.m, n = a.n, p = u0.n;
   // Q m-by-n in (m+pad)-by-(n+p+1) storage, R n-by-n in (n+p+pad)-by-(n+p+1).
   Factors<T> f = factor(a, n, m + pad, n + p + 1, n + p + pad, n + p + 1);
   Matrix<T> u = random_storage<T>(std::max<lint>(1, m + pad), p);
@@ -64,14 +66,21 @@ template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, bo
   assert_rows_kept(f.r, f0.r, n + p, n + p + 1, ctx);
   for (lint i = 0; i < f.q.ld; ++i) assert_true(std::memcmp(&f.q(i, n + p), &f0.q(i, n + p), sizeof(T)) == 0);
   for (lint i = 0; i < f.r.ld; ++i) assert_true(std::memcmp(&f.r(i, n + p), &f0.r(i, n + p), sizeof(T)) == 0);
+  return f.r;
 }
 
-template <class T> void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, bool opt) {
+template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, bool opt, Dep dep = Dep::none) {
   char ctx[128];
-  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELCOLS_ECON"), jobq,
-                int(m), int(n), int(p), int(j), int(pad), opt ? "opt" : "min");
+  std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s u=%s", xname<T>("QRUPD_ADDCOLS_ECON"), int(m),
+                int(n), int(p), int(j), int(pad), opt ? "opt" : "min", dep_name(dep));
+  const Matrix<T> a = testing::random_matrix<T>(m, n), u0 = new_columns(a, p, dep);
+  addcols_of(a, u0, j, pad, opt, ctx);
+}
+
+template <class T>
+void delcols_of(const Matrix<T> &a, char jobq, lint p, lint j, lint pad, bool opt, const char *ctx) {
+  const lint m = a.m, n = a.n;
   const bool wantq = jobq == 'U';
-  Matrix<T> a = testing::random_matrix<T>(m, n);
   Factors<T> f = factor(a, n, m + pad, n, n + pad, n);
   scribble_lower(f.r, n, n, 0);
   const Factors<T> f0 = f;
@@ -94,12 +103,17 @@ template <class T> void run_delcols(char jobq, lint m, lint n, lint p, lint j, l
   assert_rows_kept(f.r, f0.r, n, n, ctx);
 }
 
-template <class T> void run_addrows(char jobq, lint m, lint n, lint p, lint j, lint pad) {
+template <class T> void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, bool opt) {
   char ctx[128];
-  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d", xname<T>("QRUPD_ADDROWS_ECON"), jobq,
-                int(m), int(n), int(p), int(j), int(pad));
+  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELCOLS_ECON"), jobq,
+                int(m), int(n), int(p), int(j), int(pad), opt ? "opt" : "min");
+  delcols_of(testing::random_matrix<T>(m, n), jobq, p, j, pad, opt, ctx);
+}
+
+template <class T>
+void addrows_of(const Matrix<T> &a, const Matrix<T> &u0, char jobq, lint j, lint pad, const char *ctx) {
+  const lint m = a.m, n = a.n, p = u0.m;
   const bool wantq = jobq == 'U';
-  Matrix<T> a = testing::random_matrix<T>(m, n), u0 = testing::random_matrix<T>(p, n);
   Factors<T> f = factor(a, n, m + p + pad, n + 1, n + pad, n);
   Matrix<T> u = random_storage<T>(std::max<lint>(1, p + pad), n);
   for (lint c = 0; c < n; ++c)
@@ -127,10 +141,20 @@ template <class T> void run_addrows(char jobq, lint m, lint n, lint p, lint j, l
   assert_rows_kept(f.r, f0.r, n, n, ctx);
 }
 
+template <class T> void run_addrows(char jobq, lint m, lint n, lint p, lint j, lint pad) {
+  char ctx[128];
+  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d", xname<T>("QRUPD_ADDROWS_ECON"), jobq,
+                int(m), int(n), int(p), int(j), int(pad));
+  addrows_of(testing::random_matrix<T>(m, n), testing::random_matrix<T>(p, n), jobq, j, pad, ctx);
+}
+
 // ---- shapes ----------------------------------------------------------------------
 
 struct Shape {
   lint m, n, p, j;
+};
+struct Shape0 {
+  lint m, n;
 };
 // J = 1, inside, N+1; P = 1, several; M = N+P; N = 0; 70 new columns (past
 // 64 rotation passes); M past the 4096 rows of Q that one copy holds.
@@ -177,6 +201,131 @@ template <class T> void dependent() {
     }
 }
 
+// Exactly degenerate columns (a residual against Q of exactly zero left
+// Q's new column inside Q's range before the column-by-column fallback):
+// a copy of a column of A, a zero column, two equal new columns, a column
+// of A doubled, mixed in one block; Q = columns of the identity with new
+// columns that are combinations of them (U - Q*Q^H*U exactly zero), at M =
+// N+P too; deleting columns from and adding rows to rank-deficient A.
+// Fresh random data everywhere else.
+template <class T> Matrix<T> cols_of(lint m, std::initializer_list<std::function<T(lint)>> cols) {
+  Matrix<T> u(m, lint(cols.size()));
+  lint c = 0;
+  for (const auto &f : cols) {
+    for (lint i = 0; i < m; ++i) u(i, c) = f(i);
+    ++c;
+  }
+  return u;
+}
+// Columns idx of the identity (m rows), each scaled by a random value.
+template <class T> Matrix<T> unit_columns(lint m, std::initializer_list<lint> idx) {
+  Matrix<T> a(m, lint(idx.size()));
+  lint c = 0;
+  for (lint k : idx) a(k, c++) = testing::random_value<T>();
+  return a;
+}
+
+template <class T> void degenerate_addcols(bool opt) {
+  char ctx[160];
+  auto name = [&](const char *what, lint m, lint n, lint p, lint j) {
+    std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d lw=%s u=%s", xname<T>("QRUPD_ADDCOLS_ECON"), int(m), int(n),
+                  int(p), int(j), opt ? "opt" : "min", what);
+    return ctx;
+  };
+  const auto zero = [](lint) { return T(0); };
+  for (const Shape0 &s : {Shape0{12, 6}, Shape0{8, 6}, Shape0{300, 40}}) {
+    const lint m = s.m, n = s.n;
+    const Matrix<T> a = testing::random_matrix<T>(m, n), x = testing::random_matrix<T>(m, 1);
+    const auto acol = [&](lint c) { return [&a, c](lint i) { return a(i, c); }; };
+    const auto xcol = [&x](lint i) { return x(i, 0); };
+    const auto two_a = [&a](lint i) { return T(2) * a(i, 1); };
+    for (lint j : {lint(1), n / 2, n + 1}) {
+      addcols_of(a, cols_of<T>(m, {acol(2)}), j, 0, opt, name("copy of A(:,3)", m, n, 1, j));
+      addcols_of(a, cols_of<T>(m, {zero}), j, 1, opt, name("zero", m, n, 1, j));
+      addcols_of(a, cols_of<T>(m, {xcol, xcol}), j, 0, opt, name("twins", m, n, 2, j));
+      addcols_of(a, cols_of<T>(m, {zero, acol(n - 1)}), j, 0, opt, name("zero, copy", m, n, 2, j));
+    }
+    if (m - n >= 4)
+      for (lint j : {lint(1), lint(3), n + 1}) {
+        addcols_of(a, cols_of<T>(m, {acol(0), zero, xcol, xcol}), j, 2, opt, name("copy, zero, twins", m, n, 4, j));
+        addcols_of(a, cols_of<T>(m, {xcol, two_a, zero, xcol}), j, 0, opt, name("x, 2A(:,2), zero, x", m, n, 4, j));
+      }
+  }
+  // N = 0: nothing to be orthogonal to; a zero column and twins.
+  {
+    const Matrix<T> a(5, 0), x = testing::random_matrix<T>(5, 1);
+    const auto xcol = [&x](lint i) { return x(i, 0); };
+    addcols_of(a, cols_of<T>(5, {zero, xcol, xcol}), 1, 0, opt, name("zero, twins", 5, 0, 3, 1));
+  }
+  // Q = columns of the identity: U - Q*Q^H*U exactly zero; R's new diagonal
+  // entry exactly zero when appended.
+  for (lint m : {4, 5, 9}) {
+    const lint n = 3;
+    const Matrix<T> a = unit_columns<T>(m, {0, 1, 2});
+    for (lint j = 1; j <= n + 1; ++j) {
+      const Matrix<T> u = unit_columns<T>(m, {0});
+      const Matrix<T> r = addcols_of(a, u, j, 0, opt, name("e1 with Q = I(:,1:3)", m, n, 1, j));
+      if (j == n + 1 && r(n, n) != T(0)) fail_msg("%s: R(%d,%d) = %g, not 0", ctx, int(n + 1), int(n + 1), double(std::abs(r(n, n))));
+    }
+    if (m >= 5) {
+      Matrix<T> u = unit_columns<T>(m, {0, 1});  // [c1*e1, c2*e2 + c3*e3]
+      u(2, 1) = testing::random_value<T>();
+      for (lint j : {1, 2, 4}) addcols_of(a, u, j, 0, opt, name("in span(e1,e2,e3) x2", m, n, 2, j));
+    }
+    if (m >= 6) {
+      Matrix<T> u = unit_columns<T>(m, {1, 1, 3});  // dependent on Q, twins in range, one new direction
+      for (lint j : {1, 3, 4}) addcols_of(a, u, j, 0, opt, name("e2, e2, e4", m, n, 3, j));
+      Matrix<T> v = unit_columns<T>(m, {3, 3, 0});  // twins outside Q's range, then one in it
+      v(0, 1) = T(0);
+      for (lint j : {1, 4}) addcols_of(a, v, j, 0, opt, name("e4, e4, e1", m, n, 3, j));
+    }
+  }
+}
+
+// Rank-deficient A (a zero column, two equal columns): R has zero diagonal
+// entries; deleting columns and adding rows (zero rows among them) keep Q
+// orthonormal.
+template <class T> void degenerate_rows_cols() {
+  char ctx[160];
+  for (const Shape0 &s : {Shape0{12, 6}, Shape0{6, 6}, Shape0{90, 40}}) {
+    const lint m = s.m, n = s.n;
+    Matrix<T> a = testing::random_matrix<T>(m, n);
+    for (lint i = 0; i < m; ++i) {
+      a(i, 1) = T(0);
+      a(i, n - 1) = a(i, 2);
+    }
+    for (char jobq : {'U', 'N'})
+      for (lint j : {lint(1), lint(2), n - 1}) {
+        std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=1 j=%d A rank-deficient", xname<T>("QRUPD_DELCOLS_ECON"),
+                      jobq, int(m), int(n), int(j));
+        delcols_of(a, jobq, 1, j, 0, true, ctx);
+        std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=2 j=%d A rank-deficient lw=min",
+                      xname<T>("QRUPD_DELCOLS_ECON"), jobq, int(m), int(n), int(j));
+        delcols_of(a, jobq, 2, j, 1, false, ctx);
+        for (lint p : {1, 3}) {
+          Matrix<T> u = testing::random_matrix<T>(p, n);
+          for (lint c = 0; c < n; ++c) u(0, c) = T(0);  // a zero row
+          for (lint c = 0; c < n && p == 3; ++c) u(2, c) = a(0, c);  // a copy of A's first row
+          for (lint c = 0; c < n; ++c) u(p - 1, c) = c == 1 ? T(0) : u(p - 1, c);
+          std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d A rank-deficient, zero row",
+                        xname<T>("QRUPD_ADDROWS_ECON"), jobq, int(m), int(n), int(p), int(j));
+          addrows_of(a, u, jobq, j, 1, ctx);
+        }
+      }
+  }
+  // All-zero rows added to A = columns of the identity.
+  const Matrix<T> a = unit_columns<T>(5, {0, 1, 2});
+  for (char jobq : {'U', 'N'}) {
+    std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=5 n=3 p=2 j=3 zero rows, Q = I(:,1:3)", xname<T>("QRUPD_ADDROWS_ECON"), jobq);
+    addrows_of(a, Matrix<T>(2, 3), jobq, 3, 0, ctx);
+  }
+}
+
+template <class T> void degenerate() {
+  for (bool opt : {false, true}) degenerate_addcols<T>(opt);
+  degenerate_rows_cols<T>();
+}
+
 using C = std::complex<float>;
 using Z = std::complex<double>;
 void addcols_s(void **) { addcols_shapes<float>(); }
@@ -187,6 +336,10 @@ void dependent_s(void **) { dependent<float>(); }
 void dependent_d(void **) { dependent<double>(); }
 void dependent_c(void **) { dependent<C>(); }
 void dependent_z(void **) { dependent<Z>(); }
+void degenerate_s(void **) { degenerate<float>(); }
+void degenerate_d(void **) { degenerate<double>(); }
+void degenerate_c(void **) { degenerate<C>(); }
+void degenerate_z(void **) { degenerate<Z>(); }
 void delcols_s(void **) { delcols_shapes<float>(); }
 void delcols_d(void **) { delcols_shapes<double>(); }
 void delcols_c(void **) { delcols_shapes<C>(); }
@@ -341,7 +494,9 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(addcols_s),      cmocka_unit_test(addcols_d),      cmocka_unit_test(addcols_c),
       cmocka_unit_test(addcols_z),      cmocka_unit_test(dependent_s),    cmocka_unit_test(dependent_d),
-      cmocka_unit_test(dependent_c),    cmocka_unit_test(dependent_z),    cmocka_unit_test(delcols_s),
+      cmocka_unit_test(dependent_c),    cmocka_unit_test(dependent_z),    cmocka_unit_test(degenerate_s),
+      cmocka_unit_test(degenerate_d),   cmocka_unit_test(degenerate_c),   cmocka_unit_test(degenerate_z),
+      cmocka_unit_test(delcols_s),
       cmocka_unit_test(delcols_d),      cmocka_unit_test(delcols_c),      cmocka_unit_test(delcols_z),
       cmocka_unit_test(addrows_s),      cmocka_unit_test(addrows_d),      cmocka_unit_test(addrows_c),
       cmocka_unit_test(addrows_z),      cmocka_unit_test(quick_return_s), cmocka_unit_test(quick_return_d),

@@ -830,6 +830,83 @@ template <class T> void thin_qr(idx m, idx k, T *a, idx lda, T *t, T *qo, idx ld
     blas::larfb<T>('L', 'N', lint(m - i0), lint(k - i0), lint(std::min(kNb, k - i0)), a + i0 + i0 * lda, lint(lda),
                    t + i0 * kNb, lint(kNb), qo + i0 + i0 * ldqo, lint(ldqo), work, lint(k - i0));
 }
+
+template <class T> real_of<T> abs2(T x) {
+  if constexpr (is_complex<T>)
+    return std::norm(x);
+  else
+    return x * x;
+}
+
+// Classical Gram-Schmidt of v (m) against the m-by-nb b with orthonormal
+// columns, repeated while a pass cancels more than half of v (Kahan's
+// criterion, "twice is enough"; at most three passes): v <- v - b*c, the
+// coefficients added to c (nb; none where c is null), d holds nb elements.
+// Returns ||v|| on exit, or 0 where v is in b's range to working precision
+// (exactly zero, or still cancelling after three passes); NaN propagates.
+template <class T> real_of<T> cgs_reorth(idx m, idx nb, const T *b, idx ldb, T *v, T *c, T *d) {
+  using R = real_of<T>;
+  R prev = norm2(m, v);
+  for (int pass = 0; pass < 3 && prev != 0; ++pass) {
+    if (prev != prev) return prev;
+    blas::gemm<T>('C', 'N', lint(nb), 1, lint(m), T(1), b, lint(ldb), v, lint(m), T(0), d, lint(nb));
+    blas::gemm<T>('N', 'N', lint(m), 1, lint(nb), T(-1), b, lint(ldb), d, lint(nb), T(1), v, lint(m));
+    if (c)
+      for (idx i = 0; i < nb; ++i) c[i] += d[i];
+    const R now = norm2(m, v);
+    if (now >= R(0.5) * prev || now != now) return now;
+    prev = now;
+  }
+  return 0;
+}
+
+// The row of the m-by-nb b (orthonormal columns) with the least 2-norm:
+// e_i is the unit vector least in b's range (||b^H*e_i||^2 <= nb/m < 1).
+template <class T> idx least_row(idx m, idx nb, const T *b, idx ldb) {
+  using R = real_of<T>;
+  constexpr idx kc = 64;
+  R acc[kc];
+  idx best = 0;
+  R bestv = std::numeric_limits<R>::infinity();
+  for (idx i0 = 0; i0 < m; i0 += kc) {
+    const idx nr = std::min(kc, m - i0);
+    std::fill(acc, acc + nr, R(0));
+    for (idx c = 0; c < nb; ++c)
+      for (idx i = 0; i < nr; ++i) acc[i] += abs2(b[i0 + i + c * ldb]);
+    for (idx i = 0; i < nr; ++i)
+      if (acc[i] < bestv) bestv = acc[i], best = i0 + i;
+  }
+  return best;
+}
+
+// addcols_econ's fallback where block Gram-Schmidt still cancels after its
+// passes (a new column exactly in Q's range, zero, or dependent on the other
+// new columns): the inserted block ub (m-by-p, u's storage) orthogonalised
+// column by column (CGS with reorthogonalisation) against Q and the new
+// columns before it, c = n+k coefficients of column k into the block blk of
+// R (rows 0..n+p-1). A column in their range gets R's diagonal entry 0 and,
+// as Q's new column, the unit vector e_i least in their range (least_row),
+// orthogonalised the same way: Q stays orthonormal, Q*R = A. d: n+p-1.
+template <class T> void addcols_econ_columnwise(idx m, idx n, idx p, T *q, idx ldq, T *blk, idx ldr, const T *ub,
+                                                idx ldu, T *d) {
+  using R = real_of<T>;
+  for (idx k = 0; k < p; ++k) {
+    T *v = q + (n + k) * ldq, *c = blk + k * ldr;
+    std::copy(ub + k * ldu, ub + k * ldu + m, v);
+    std::fill(c, c + n + p, T(0));
+    R nv = cgs_reorth(m, n + k, q, ldq, v, c, d);
+    if (nv == 0) {
+      std::fill(v, v + m, T(0));
+      v[least_row(m, n + k, q, ldq)] = T(1);
+      nv = cgs_reorth(m, n + k, q, ldq, v, static_cast<T *>(nullptr), d);
+      if (nv > 0)
+        for (idx i = 0; i < m; ++i) v[i] /= nv;
+      continue;  // c[n+k] = 0
+    }
+    for (idx i = 0; i < m; ++i) v[i] /= nv;
+    c[n + k] = nv;
+  }
+}
 }  // namespace
 
 template <class T>
@@ -846,7 +923,11 @@ void qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T 
   // working precision when U is nearly in Q's range. Where the second pass
   // still cancels (a diagonal entry of Ry2 below 1/2, as Kahan's criterion:
   // U's columns in Q's range up to rounding, or dependent among themselves,
-  // and M - N small), Qn is projected again, at most twice more.
+  // and M - N small), Qn is projected again, at most twice more; where it
+  // still cancels then (a column exactly in Q's range or dependent on the
+  // others), the block is orthogonalised column by column instead
+  // (addcols_econ_columnwise: such a column gets R's diagonal entry 0 and a
+  // unit vector orthogonal to Q and the other new columns).
   if (n > 0) {
     blas::gemm<T>('C', 'N', lint(n), lint(p), m_, T(1), q, ldq_, u, ldu_, T(0), blk, ldr_);
     blas::gemm<T>('N', 'N', m_, lint(p), lint(n), T(-1), q, ldq_, blk, ldr_, T(1), u, ldu_);
@@ -855,7 +936,8 @@ void qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T 
   T *racc = ry1;  // the product of the passes' triangles, P-by-P
   for (idx c = 0; c < p; ++c)
     for (idx i = 0; i < p; ++i) racc[i + c * p] = i <= c ? u[i + c * ldu] : T(0);
-  for (int pass = 2; n > 0 && pass <= 4; ++pass) {
+  bool cancelled = n > 0;
+  for (int pass = 2; cancelled && pass <= 4; ++pass) {
     blas::gemm<T>('C', 'N', lint(n), lint(p), m_, T(1), q, ldq_, qn, ldq_, T(0), w2, lint(n));
     blas::gemm<T>('N', 'N', m_, lint(p), lint(n), T(-1), q, ldq_, w2, lint(n), T(1), qn, ldq_);
     blas::trmm<T>('R', 'U', 'N', 'N', lint(n), lint(p), T(1), racc, lint(p), w2, lint(n));
@@ -864,13 +946,25 @@ void qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T 
     for (idx c = 0; c < p; ++c) std::copy(qn + c * ldq, qn + c * ldq + m, u + c * ldu);
     thin_qr(m, p, u, ldu, t, qn, ldq, gw);
     blas::trmm<T>('L', 'U', 'N', 'N', lint(p), lint(p), T(1), u, ldu_, racc, lint(p));
-    bool cancelled = false;
+    cancelled = false;
     for (idx i = 0; i < p; ++i) cancelled = cancelled || !(std::abs(u[i + i * ldu]) >= real_of<T>(0.5));
-    if (!cancelled) break;
   }
-  T *r22 = blk + n;
-  for (idx c = 0; c < p; ++c)
-    for (idx i = 0; i < p; ++i) r22[i + c * ldr] = i <= c ? racc[i + c * p] : T(0);
+  if (cancelled) {
+    // Still cancelling after four passes: a new column exactly in Q's range
+    // (its residual zero, which no number of passes turns into a direction
+    // orthogonal to Q) or dependent on the others. The inserted block
+    // U = Q*W + Qn*Racc formed again in u and orthogonalised column by
+    // column, a dependent column getting R's diagonal entry 0 and a unit
+    // vector orthogonal to Q and the other new columns as Q's new column.
+    for (idx c = 0; c < p; ++c) std::copy(qn + c * ldq, qn + c * ldq + m, u + c * ldu);
+    blas::trmm<T>('R', 'U', 'N', 'N', m_, lint(p), T(1), racc, lint(p), u, ldu_);
+    blas::gemm<T>('N', 'N', m_, lint(p), lint(n), T(1), q, ldq_, blk, ldr_, T(1), u, ldu_);
+    addcols_econ_columnwise(m, n, p, q, ldq, blk, ldr, u, ldu, w2);
+  } else {
+    T *r22 = blk + n;
+    for (idx c = 0; c < p; ++c)
+      for (idx i = 0; i < p; ++i) r22[i + c * ldr] = i <= c ? racc[i + c * p] : T(0);
+  }
   // R is now upper triangular but for the inserted block (full down to row
   // n+p-1, upper triangular from row n): the Givens passes of the full
   // form, on R's n+p rows and Q's n+p columns.

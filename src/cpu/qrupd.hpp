@@ -80,8 +80,11 @@ void qrupd_delrows_refactor(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *
 //   addcols  block Gram-Schmidt twice against Q, each pass followed by a
 //            thin Householder QR, gives Q's p new columns (orthogonal to Q
 //            even for new columns nearly in its range; a third and fourth
-//            pass where the second still cancels), then addcols' Givens
-//            passes on R's n+p rows and Q's n+p columns (m >= n+p);
+//            pass where the second still cancels; column by column, a
+//            dependent column getting R's diagonal entry 0 and a unit
+//            vector orthogonal to the rest, where even they cancel),
+//            then addcols' Givens passes on R's n+p rows and Q's n+p
+//            columns (m >= n+p);
 //   delcols  delcols' reflectors on R's n rows, applied to Q's m rows;
 //   addrows  addrows' reflectors on [R; U] (R's n rows), then the new Q
 //            from the product of the reflectors' first n columns, Q*Gt
