@@ -70,7 +70,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 // A context costs a few tenths of a second, most of it the CUDA context
 // itself and the pinned staging (H200: context 0.11-0.15 s, handles
 // 0.003-0.03, 192 MiB pinned 0.07-0.13;
-// bench/results/history/first-call-NVIDIA-H200-2026-11-29.txt).
+// bench/results/history/first-call-NVIDIA-H200-2026-11-28.txt).
 bool create(Context &c, int device) {
   const Clock::time_point start = Clock::now();
   c.device = device;

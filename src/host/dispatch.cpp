@@ -32,7 +32,7 @@ constexpr long kProbeOrders[] = {256, 384, 512, 768, 1024, 1536, 2048, 3072, 409
 
 // What starting the GPU side costs a process, estimated: the driver, a CUDA
 // context, the handles and the pinned staging took 0.30-0.53 s on the H200
-// host in a fresh process (bench/results/history/first-call-NVIDIA-H200-2026-11-29.txt).
+// host in a fresh process (bench/results/history/first-call-NVIDIA-H200-2026-11-28.txt).
 // While it is not done, a call shorter than what is left of it on the CPU
 // runs there; its remainder is never taken below kStartFloor, so a start
 // that runs long still lets the short calls through.
