@@ -89,7 +89,8 @@ LAPACK_LIBS   := -llapack -lblas
 LAPACK64_LIBS := -llapack64 -lblas64
 
 .PHONY: all deps build-deps check check-full check-slow check-asan demo install clean tests bench wheel
-all: $(LIB) $(LIB64) $(FMOD) $(FMOD64) $(BUILD)/hqr.pc $(BUILD)/hqr64.pc $(BUILD)/hqrConfigVersion.cmake
+all: $(LIB) $(LIB64) $(FMOD) $(FMOD64) $(BUILD)/hqr.pc $(BUILD)/hqr64.pc $(BUILD)/hqrConfigVersion.cmake \
+     $(BUILD)/hqr-calibrate
 
 # Compile rules for one ABI's object folder ($(1) = lp64 or ilp64).
 define abi_rules
@@ -155,6 +156,11 @@ $(FOBJ64) $(FMOD64) &: $(BUILD)/gen/hqr64.f90
 	@mkdir -p $(BUILD)/obj/fortran64 $(BUILD)/ilp64
 	$(FC) -O2 -fPIC -c $< -J$(BUILD)/ilp64 -o $(FOBJ64)
 
+# hqr-calibrate: measures and caches the crossovers once per machine
+# (hqr_calibrate(), ABI.md); installed beside the libraries' users in bin/.
+$(BUILD)/hqr-calibrate: tools/hqr_calibrate.cpp include/hqr.h $(LIB)
+	$(CXX) $(CXXFLAGS) -std=c++17 $(WARN) -Iinclude $< -o $@ -L$(BUILD) -lhqr -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
+
 $(BUILD)/%.pc: scripts/%.pc.in
 	@mkdir -p $(BUILD)
 	sed -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -210,6 +216,9 @@ $(addprefix $(BUILD)/test/,$(QRUPD_TESTS)) $(addprefix $(BUILD)/test64/,$(QRUPD_
 # test_copy_pool compiles hqr's copy pool in: libhqr keeps its symbols hidden.
 TEST_SOURCES_test_copy_pool := src/host/copy_pool.cpp
 $(BUILD)/test/test_copy_pool $(BUILD)/test64/test_copy_pool: src/host/copy_pool.cpp src/host/copy_pool.hpp
+# test_crossover compiles the crossover defaults and cache file in, likewise.
+TEST_SOURCES_test_crossover := src/host/crossover.cpp
+$(BUILD)/test/test_crossover $(BUILD)/test64/test_crossover: src/host/crossover.cpp src/host/crossover.hpp
 
 # test_runtime compiles hqr's settings in, to test HQR_DEVICE's parser itself.
 TEST_SOURCES_test_runtime := src/host/config.cpp
@@ -276,9 +285,11 @@ check-asan: deps
 # ---- benchmarks ----------------------------------------------------------------
 # Programs, not tests (scripts/bench*, run on a GPU machine); they need CUDA.
 # bench_copy compiles hqr's copy pool in; bench_potrf_peer dlopens the LAPACK
-# it times (the reference one under NVBLAS); the others link libhqr.
+# it times (the reference one under NVBLAS), bench_first_call libhqr or the
+# system's LAPACK in a fresh process per measurement; the others link libhqr.
 BENCH_CUDA := bench_potrf bench_inverse bench_qr bench_qrupd
-BENCH_BIN  := $(addprefix $(BUILD)/,$(BENCH_CUDA) bench_potrf_peer bench_potrf_mg bench_copy bench_qrupd_cpu)
+BENCH_BIN  := $(addprefix $(BUILD)/,$(BENCH_CUDA) bench_potrf_peer bench_potrf_mg bench_copy bench_qrupd_cpu \
+                bench_first_call)
 BENCH_FLAGS := $(CXXFLAGS) -std=c++17 -pthread -Iinclude -Isrc -Ibench -I$(CUDA_HOME)/include
 bench: $(BENCH_BIN)
 $(addprefix $(BUILD)/,$(BENCH_CUDA)): $(BUILD)/%: bench/%.cpp bench/timing.hpp $(LIB)
@@ -291,6 +302,10 @@ $(BUILD)/bench_potrf_mg: bench/bench_potrf_mg.cpp bench/spd_matrix.hpp bench/tim
 	$(CXX) $(BENCH_FLAGS) -Wno-deprecated-declarations $< -o $@ -L$(CUDA_HOME)/lib64 -lcusolverMg -lcudart
 $(BUILD)/bench_copy: bench/bench_copy.cpp src/host/copy_pool.cpp
 	$(CXX) $(BENCH_FLAGS) $< src/host/copy_pool.cpp -o $@ -L$(CUDA_HOME)/lib64 -lcudart
+# A process's first call (fresh processes; dlopens libhqr.so beside it or
+# the system's liblapack.so.3).
+$(BUILD)/bench_first_call: bench/bench_first_call.cpp $(LIB)
+	$(CXX) $(BENCH_FLAGS) $< -o $@ -ldl
 $(BUILD)/bench_qrupd_cpu: bench/bench_qrupd_cpu.cpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(BUILD) -lhqr -Wl,-rpath,'$$ORIGIN'
 
@@ -314,9 +329,10 @@ demo: deps
 
 # ---- install -----------------------------------------------------------------
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include/hqr $(DESTDIR)$(PREFIX)/include/hqr64 $(DESTDIR)$(PREFIX)/lib/cmake/hqr
 	install -m 755 $(LIB) $(LIB64) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/hqr-calibrate $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/hqr.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(FMOD) $(DESTDIR)$(PREFIX)/include/hqr/
 	install -m 644 $(FMOD64) $(DESTDIR)$(PREFIX)/include/hqr64/

@@ -684,6 +684,12 @@ module hqr
       import :: c_int
       integer(c_int), value :: nb
     end subroutine hqr_set_nb
+    ! int hqr_calibrate(void): measures and caches the crossovers on the serving GPU;
+    ! 0, -1 with no GPU, -2 when the cache file could not be written
+    function hqr_calibrate() bind(C, name='hqr_calibrate') result(rc)
+      import :: c_int
+      integer(c_int) :: rc
+    end function hqr_calibrate
   end interface
 
   interface

@@ -189,6 +189,15 @@ void hqr_set_gpu_min_n(long n);
 void hqr_set_verbose(int on);
 /* HQR_NB: block size of the hybrid paths; 0 restores the default. */
 void hqr_set_nb(int nb);
+/* Measures, on the GPU that serves calls, the order from which each routine
+ * with a GPU path (xPOTRF, xTRTRI, xLAUUM, xPOTRI, xGEQRF and the QR family)
+ * runs faster there than on the CPU, s/d/c/z, and caches it for every later
+ * process on this GPU, host and settings (ABI.md, "The crossover"); takes
+ * seconds to a minute. The program hqr-calibrate calls it. Returns 0; -1
+ * when no GPU serves calls (nothing measured); -2 when the cache file could
+ * not be written (neither XDG_CACHE_HOME nor HOME set, or not writable):
+ * the values serve this process only. */
+int hqr_calibrate(void);
 
 #ifdef __cplusplus
 }

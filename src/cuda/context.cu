@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
+#include "cuda/gpu.hpp"
 #include "host/config.hpp"
 
 namespace hqr::gpu {
@@ -61,10 +64,20 @@ bool fail(const char *step, cudaError_t e = cudaGetLastError()) {
   return false;
 }
 
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// A context costs a few tenths of a second, most of it the CUDA context
+// itself and the pinned staging (H200: context 0.11-0.15 s, handles
+// 0.003-0.03, 192 MiB pinned 0.07-0.13;
+// bench/results/history/first-call-NVIDIA-H200-2026-11-28.txt).
 bool create(Context &c, int device) {
+  const Clock::time_point start = Clock::now();
   c.device = device;
   cudaDeviceProp prop{};
   if (cudaError_t e = cudaSetDevice(device); !ok(e)) return fail("cudaSetDevice", e);
+  if (cudaError_t e = cudaFree(nullptr); !ok(e)) return fail("creating the CUDA context", e);
+  const double context_s = seconds_since(start);
   if (cudaError_t e = cudaGetDeviceProperties(&prop, device); !ok(e)) return fail("cudaGetDeviceProperties", e);
   std::snprintf(c.name, sizeof c.name, "%s", prop.name);
   c.total_memory = prop.totalGlobalMem;
@@ -80,6 +93,7 @@ bool create(Context &c, int device) {
     return fail("setting the library streams");
   for (cudaEvent_t &e : c.small_qr_events)
     if (!ok(cudaEventCreateWithFlags(&e, cudaEventDisableTiming))) return fail("cudaEventCreate");
+  const double handles_s = seconds_since(start) - context_s;
   if (!c.staging_memory.reserve(2 * Context::kSlots * Context::kSlotBytes)) return fail("pinned staging");
   char *p = static_cast<char *>(c.staging_memory.get());
   for (int i = 0; i < Context::kSlots; ++i) {
@@ -89,6 +103,13 @@ bool create(Context &c, int device) {
         !ok(cudaEventCreateWithFlags(&c.download_slots[i].dma_done, cudaEventDisableTiming)))
       return fail("cudaEventCreate");
   }
+  if (config::verbose()) {
+    const double total = seconds_since(start);
+    std::fprintf(stderr,
+                 "hqr: GPU %d (%s) context created in %.3f s (CUDA context %.3f, handles and streams %.3f, pinned "
+                 "staging %.3f)\n",
+                 device, c.name, total, context_s, handles_s, total - context_s - handles_s);
+  }
   return true;
 }
 
@@ -96,11 +117,14 @@ bool create(Context &c, int device) {
 int visible_devices() {
   static const int count = [] {
     int n = 0;
+    const Clock::time_point start = Clock::now();
     if (cudaError_t e = cudaGetDeviceCount(&n); !ok(e)) {
       fail("cudaGetDeviceCount", e);
       n = 0;
     }
     (void)cudaGetLastError();
+    if (config::verbose())
+      std::fprintf(stderr, "hqr: the CUDA driver found %d GPU(s) in %.3f s\n", n, seconds_since(start));
     return std::min(n, kMaxDevices);
   }();
   return count;
@@ -160,11 +184,42 @@ void report_missing(std::uint64_t wanted, int visible) {
 
 }  // namespace
 
+namespace {
+
+// Registered before CUDA is first used, in this thread or the starter.
+void watch_fork() {
+  static std::once_flag atfork_once;
+  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, mark_child); });
+}
+
+// The background start (start()): `settled` once any device_set() call has
+// created (or failed to create) the set's contexts.
+std::atomic<bool> settled{false};
+std::mutex starter_lock;
+std::thread *starter = nullptr;  // never destroyed: joined at exit, if ever started
+Clock::time_point started_at;
+
+// At exit, a start still in progress is waited for, so that the process
+// does not tear CUDA down under the thread creating a context. A fork
+// child has no such thread.
+void join_starter() {
+  if (forked_child.load()) return;
+  std::lock_guard<std::mutex> g(starter_lock);
+  if (starter && starter->joinable()) starter->join();
+}
+
+// HQR_GPU_START=load: the contexts start when the library loads, so that
+// a program's first call finds them ready.
+__attribute__((constructor)) void start_at_load() {
+  if (config::gpu_start() == config::kStartLoad) start();
+}
+
+}  // namespace
+
 const char *context_error() { return creation_error[0] ? creation_error : "no GPU"; }
 
 DeviceSet device_set() {
-  static std::once_flag atfork_once;
-  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, mark_child); });
+  watch_fork();
   DeviceSet set;
   if (config::device_mask() == 0 || forked_child.load()) return set;  // "none" never starts CUDA
   const int visible = visible_devices();
@@ -174,7 +229,26 @@ DeviceSet device_set() {
     if (wanted >> d & 1)
       if (Context *c = device_context(d)) set.member[set.count++] = c;
   if (set.count > 1) enable_peers(set);
+  settled.store(true);
   return set;
+}
+
+void start() {
+  watch_fork();
+  if (config::device_mask() == 0 || forked_child.load()) return;
+  std::lock_guard<std::mutex> g(starter_lock);
+  if (starter) return;
+  started_at = Clock::now();
+  std::atexit(join_starter);
+  starter = new std::thread([] { device_set(); });
+}
+
+StartState startup() {
+  if (config::device_mask() == 0 || forked_child.load()) return {Startup::off, 0};
+  if (settled.load()) return {context() ? Startup::ready : Startup::off, 0};
+  std::lock_guard<std::mutex> g(starter_lock);
+  if (!starter) return {Startup::cold, 0};
+  return {Startup::starting, seconds_since(started_at)};
 }
 
 Context *context() {

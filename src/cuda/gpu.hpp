@@ -8,8 +8,25 @@
 
 namespace hqr::gpu {
 
-// Cheap: is a GPU there to serve calls (HQR_DEVICE, driver, not a fork child)?
+// Is a GPU there to serve calls (HQR_DEVICE, driver, not a fork child)?
+// Creates the device set's contexts if need be and waits for them (a few
+// tenths of a second, once per process); cheap after that.
 bool available();
+
+// Starting the GPU side without waiting for it (context.cu). `off`: no GPU
+// will serve (HQR_DEVICE=none, a fork child, no device, or its context
+// failed); `cold`: nothing started yet; `starting`: a background thread is
+// creating the contexts, begun `seconds` ago; `ready`: available() is true
+// and cheap.
+enum class Startup { off, cold, starting, ready };
+struct StartState {
+  Startup state;
+  double seconds;
+};
+StartState startup();
+// Begins creating the device set's contexts on a background thread, once;
+// returns at once. A process that exits meanwhile waits for it at exit.
+void start();
 
 // The outcome of a GPU path. `ran` true: `info` is the routine's INFO.
 // `ran` false: the GPU could not finish (`why` says why); the caller's array

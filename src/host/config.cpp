@@ -68,6 +68,13 @@ struct DeviceWords {
   explicit DeviceWords(const Devices &d) : mask(d.mask), rank(d.rank) {}
 };
 
+int env_gpu_start() {
+  const char *v = std::getenv("HQR_GPU_START");
+  if (v && std::strcmp(v, "load") == 0) return kStartLoad;
+  if (v && std::strcmp(v, "call") == 0) return kStartCall;
+  return kStartAuto;
+}
+
 struct Settings {
   DeviceWords devices{env_devices()};
   const std::size_t gpu_memory = env_bytes("HQR_GPU_MEMORY");
@@ -142,6 +149,14 @@ long gpu_min_n() { return settings().gpu_min_n.load(std::memory_order_relaxed); 
 int panel() {
   static const int p = env_panel();
   return p;
+}
+int gpu_start() {
+  static const int s = env_gpu_start();
+  return s;
+}
+bool calibrate_on_call() {
+  static const bool on = env_long("HQR_CALIBRATE", 0) > 0;
+  return on;
 }
 int nb() { return settings().nb.load(std::memory_order_relaxed); }
 int cpu_threads() { return settings().cpu_threads.load(std::memory_order_relaxed); }

@@ -44,6 +44,17 @@ int nb();              // HQR_NB; 0: each routine's default
 // auto.
 constexpr int kPanelAuto = 0, kPanelCpu = 1, kPanelGpu = 2, kPanelCusolver = 3;
 int panel();
+// HQR_GPU_START: when the GPU contexts are created. auto (the default):
+// in the background once the calls the GPU would serve have cost about as
+// much on the CPU as the start does, or at once for a call that would take
+// longer than that on the CPU (src/host/dispatch.cpp); load: in the
+// background when the library loads; call: at the first call the GPU
+// would serve, which waits for them.
+constexpr int kStartAuto = 0, kStartLoad = 1, kStartCall = 2;
+int gpu_start();
+// HQR_CALIBRATE=1: a routine and precision whose crossover no cache file
+// holds measures it at its first call, as hqr-calibrate does, and caches it.
+bool calibrate_on_call();
 int cpu_threads();     // HQR_CPU_THREADS; 0: all cores
 bool verbose();        // HQR_VERBOSE (>= 1)
 int verbose_level();   // HQR_VERBOSE: 2 adds the GPU paths' phase timings, 3 potrf's and geqrf's panel steps

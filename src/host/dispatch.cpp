@@ -3,20 +3,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
-#include <sys/stat.h>
 
 #include "config.hpp"
+#include "crossover.hpp"
 #include "cuda/gpu.hpp"
 
 namespace hqr {
 
-int serving_device();
 const char *serving_device_name();
 
 namespace {
@@ -29,6 +29,18 @@ constexpr long kMinGpuOrder = 256;
 // The crossover is searched on these orders; past the last one the CPU is
 // never faster on a machine that has a data-centre GPU.
 constexpr long kProbeOrders[] = {256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192};
+
+// What starting the GPU side costs a process, estimated: the driver, a CUDA
+// context, the handles and the pinned staging took 0.30-0.53 s on the H200
+// host in a fresh process (bench/results/history/first-call-NVIDIA-H200-2026-11-28.txt).
+// While it is not done, a call shorter than what is left of it on the CPU
+// runs there; its remainder is never taken below kStartFloor, so a start
+// that runs long still lets the short calls through.
+constexpr double kStartSeconds = 0.35, kStartFloor = 0.05;
+// The CPU LAPACK's rate per core in double (single: twice), for the
+// estimate above: OpenBLAS's first dpotrf of order 4096 on 16 cores of the
+// H200 host took 0.087-0.094 s (15.9 GFLOP/s a core), the same file.
+constexpr double kCoreRate = 16e9;
 
 const char *key(Routine r) {
   switch (r) {
@@ -46,82 +58,80 @@ const char *key(Routine r) {
   return "?";
 }
 
-// The measurement belongs to this GPU, this host, the CPU LAPACK's
-// settings and the GPU paths as they were measured: the cache file's name
-// carries a hash of all of them. kCalibration names the GPU paths' speed
-// near the crossover: change it (a new date) with any change to that speed,
-// so that crossovers measured with older code are measured again. The
-// current value is the one trip of geqrf and gels on hqr's small geqrf
-// (panel_qr.cuh); git log -S kCalibration lists the earlier ones.
-constexpr const char *kCalibration = "2026-11-27b";
-std::string cache_path() {
-  std::string dir;
-  if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    dir = x;
-  else if (const char *h = std::getenv("HOME"); h && *h)
-    dir = std::string(h) + "/.cache";
-  else
-    return "";
-  dir += "/hqr";
-  std::string id = std::string(HQR_VERSION) + "|" + kCalibration + "|" + serving_device_name() + "|" +
-                   std::to_string(sysconf(_SC_NPROCESSORS_ONLN));
-  for (const char *v : {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "HQR_PANEL", "HQR_NB"}) {
-    const char *e = std::getenv(v);
-    id += std::string("|") + (e ? e : "");
+// LAPACK's flop count of a routine of order n (geqrf: the square QR).
+double flops_of(Routine r, char prec, long n) {
+  const double n3 = double(n) * n * n, complex = (prec == 'c' || prec == 'z') ? 4 : 1;
+  switch (r) {
+    case Routine::potri:
+      return complex * 2 * n3 / 3;
+    case Routine::geqrf:
+      return complex * 4 * n3 / 3;
+    default:
+      return complex * n3 / 3;
   }
-  char name[64];
-  std::snprintf(name, sizeof name, "/crossover-%016zx.txt", std::hash<std::string>{}(id));
-  return dir + name;
 }
+
+long host_cores() { return std::max(1L, long(sysconf(_SC_NPROCESSORS_ONLN))); }
 
 class Crossovers {
  public:
-  // The crossover of (r, prec), measured with `probe` if unknown.
+  // The crossover of (r, prec): cached, shipped or generic; measured with
+  // `probe` only where HQR_CALIBRATE=1 asks and no cache file holds it.
   long get(Routine r, char prec, Probe probe) {
     std::lock_guard<std::mutex> g(lock_);
     if (!loaded_) load();
-    const std::string k = std::string(key(r)) + " " + prec;
-    auto it = known_.find(k);
-    if (it != known_.end()) return it->second;
-    const long n = measure(probe);
-    known_[k] = n;
-    save();
+    const std::string k = crossover::key(key(r), prec);
+    if (auto it = known_.find(k); it != known_.end()) return it->second.n;
+    if (config::calibrate_on_call() && probe) return measure_locked(k, probe);
+    const crossover::Entry e = crossover::shipped(serving_device_name(), key(r), prec, host_cores());
+    known_[k] = e;
     if (config::verbose())
-      std::fprintf(stderr, "hqr: calibrated %s crossover n=%ld on %s (cached in %s)\n", k.c_str(), n,
-                   serving_device_name(), path_.empty() ? "memory only" : path_.c_str());
-    return n;
+      std::fprintf(stderr, "hqr: %s crossover n=%ld: %s for %s (hqr-calibrate measures it)\n", k.c_str(), e.n,
+                   crossover::source_name(e.source), serving_device_name());
+    return e.n;
+  }
+
+  long measure(Routine r, char prec, Probe probe) {
+    std::lock_guard<std::mutex> g(lock_);
+    if (!loaded_) load();
+    return measure_locked(crossover::key(key(r), prec), probe);
+  }
+
+  bool written() {
+    std::lock_guard<std::mutex> g(lock_);
+    return written_;
   }
 
  private:
   void load() {
     loaded_ = true;
-    path_ = cache_path();
-    if (path_.empty()) return;
-    if (FILE *f = std::fopen(path_.c_str(), "r")) {
-      char routine[16], prec;
-      long n;
-      while (std::fscanf(f, "%15s %c %ld", routine, &prec, &n) == 3) known_[std::string(routine) + " " + prec] = n;
-      std::fclose(f);
+    path_ = crossover::cache_path(serving_device_name());
+    for (const auto &[k, n] : crossover::read(path_)) {
+      known_[k] = {n, crossover::Source::cached};
+      if (config::verbose())
+        std::fprintf(stderr, "hqr: %s crossover n=%ld: %s %s\n", k.c_str(), n,
+                     crossover::source_name(crossover::Source::cached), path_.c_str());
     }
   }
 
-  // Written whole to a temporary file and renamed, so that concurrent
-  // processes never see half a file.
-  void save() {
-    if (path_.empty()) return;
-    const std::string dir = path_.substr(0, path_.rfind('/'));
-    mkdir(dir.substr(0, dir.rfind('/')).c_str(), 0700);
-    mkdir(dir.c_str(), 0700);
-    const std::string tmp = path_ + "." + std::to_string(getpid());
-    FILE *f = std::fopen(tmp.c_str(), "w");
-    if (!f) return;
-    for (const auto &[k, n] : known_) std::fprintf(f, "%s %ld\n", k.c_str(), n);
-    if (std::fclose(f) != 0 || std::rename(tmp.c_str(), path_.c_str()) != 0) std::remove(tmp.c_str());
+  long measure_locked(const std::string &k, Probe probe) {
+    const long n = measure_with(probe);
+    known_[k] = {n, crossover::Source::measured};
+    // The file holds measurements only: what this process or an earlier
+    // one measured, never a default.
+    std::map<std::string, long> measured;
+    for (const auto &[key, e] : known_)
+      if (e.source == crossover::Source::cached || e.source == crossover::Source::measured) measured[key] = e.n;
+    written_ = crossover::write(path_, measured);
+    if (config::verbose())
+      std::fprintf(stderr, "hqr: calibrated %s crossover n=%ld on %s (cached in %s)\n", k.c_str(), n,
+                   serving_device_name(), written_ ? path_.c_str() : "memory only");
+    return n;
   }
 
   // The smallest probed order at which the GPU path beats the CPU (best of
   // two runs each after a warm-up of both).
-  static long measure(Probe probe) {
+  static long measure_with(Probe probe) {
     probe(Path::gpu, kMinGpuOrder);
     probe(Path::cpu, kMinGpuOrder);
     for (long n : kProbeOrders) {
@@ -133,23 +143,71 @@ class Crossovers {
   }
 
   std::mutex lock_;
-  bool loaded_ = false;
+  bool loaded_ = false, written_ = false;
   std::string path_;
-  std::map<std::string, long> known_;
+  std::map<std::string, crossover::Entry> known_;
 };
 
+Crossovers &crossovers() {
+  static Crossovers c;
+  return c;
+}
+
+// CPU seconds of the calls the GPU would have served had it been started,
+// in microseconds: once they reach kStartSeconds, the start begins.
+std::atomic<long> cpu_spent_us{0};
+
+GpuGate wait_for_gpu() { return gpu::available() ? GpuGate{true, nullptr} : GpuGate{false, "no GPU"}; }
+
 }  // namespace
+
+double cpu_seconds(double flops, char prec) {
+  long threads = host_cores();
+  for (const char *v : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"})
+    if (const char *e = std::getenv(v); e && std::atol(e) > 0) {
+      threads = std::min(threads, std::atol(e));
+      break;
+    }
+  const double rate = kCoreRate * double(threads) * (prec == 's' || prec == 'c' ? 2 : 1);
+  return flops / rate;
+}
+
+GpuGate gpu_gate(double cpu_s) {
+  if (config::gpu_min_n() >= 0 || config::gpu_start() == config::kStartCall) return wait_for_gpu();
+  const gpu::StartState s = gpu::startup();
+  switch (s.state) {
+    case gpu::Startup::off:
+      return {false, "no GPU"};
+    case gpu::Startup::ready:
+      return {true, nullptr};
+    case gpu::Startup::starting:
+      if (cpu_s > std::max(kStartSeconds - s.seconds, kStartFloor)) return wait_for_gpu();
+      return {false, "the GPU is starting; quicker on the CPU than waiting"};
+    case gpu::Startup::cold:
+      break;
+  }
+  // Longer on the CPU than the start costs: start and wait (in this thread).
+  if (cpu_s > kStartSeconds) return wait_for_gpu();
+  const long spent = cpu_spent_us.fetch_add(long(cpu_s * 1e6)) + long(cpu_s * 1e6);
+  if (spent >= long(kStartSeconds * 1e6)) gpu::start();
+  return {false, "the GPU is not started; quicker on the CPU than starting it"};
+}
 
 Decision choose_path(Routine r, char prec, long n, Probe probe) {
   const long forced = config::gpu_min_n();
   if (forced >= 0 && n < forced) return {Path::cpu, "below HQR_GPU_MIN_N"};
   if (forced < 0 && n < kMinGpuOrder) return {Path::cpu, "too small for the GPU"};
-  if (!gpu::available()) return {Path::cpu, "no GPU"};
-  if (forced < 0) {
-    static Crossovers crossovers;
-    if (n < crossovers.get(r, prec, probe)) return {Path::cpu, "below the measured GPU crossover"};
-  }
+  const GpuGate g = gpu_gate(cpu_seconds(flops_of(r, prec, n), prec));
+  if (!g.open) return {Path::cpu, g.why};
+  if (forced < 0 && n < crossovers().get(r, prec, probe)) return {Path::cpu, "below the GPU crossover"};
   return {Path::gpu, nullptr};
 }
+
+long measure_crossover(Routine r, char prec, Probe probe) {
+  if (!gpu::available()) return -1;
+  return crossovers().measure(r, prec, probe);
+}
+
+bool crossover_cache_written() { return crossovers().written(); }
 
 }  // namespace hqr

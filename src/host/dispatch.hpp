@@ -1,6 +1,6 @@
 // Where a call runs. One function decides, for every routine, from the
 // problem size, the settings (HQR_DEVICE, HQR_GPU_MIN_N), the GPU's state and
-// the crossover measured on this machine.
+// the crossover of this GPU and host (crossover.hpp).
 #pragma once
 
 namespace hqr {
@@ -15,16 +15,41 @@ struct Decision {
 
 // Times one call of a routine of order n on `path`, on fresh random data
 // (seconds). Routines hand one to choose_path so that the crossover can be
-// measured where it is not yet known.
+// measured where HQR_CALIBRATE=1 asks for it; hqr_calibrate() measures
+// with the same probes.
 using Probe = double (*)(Path path, long n);
 
 // `n` is the routine's characteristic size (the order for potrf); `prec` is
 // 's', 'd', 'c' or 'z'. Below the smallest order worth a GPU the CPU runs
-// without further ado; above it, the first call on a machine measures the
-// crossover with `probe` (about a second, once) and caches it in
-// $XDG_CACHE_HOME/hqr/ (default ~/.cache/hqr/). HQR_GPU_MIN_N overrides it.
+// without further ado. Above it, the GPU serves from the crossover on: the
+// cached measurement (hqr-calibrate), else the default shipped for the GPU
+// model, else a generic one; nothing is measured inside the call unless
+// HQR_CALIBRATE=1. HQR_GPU_MIN_N overrides all of it. While the GPU's
+// context is not ready, a call that is short on the CPU runs there instead
+// of waiting for it (gpu_gate).
 Decision choose_path(Routine r, char prec, long n, Probe probe);
 // Routines that have no GPU path yet.
 inline Decision choose_path(long) { return {Path::cpu, "no GPU path for this routine yet"}; }
+
+// A call the model sends to the GPU, which would take about `cpu_seconds`
+// on the CPU: whether the GPU takes it now. With the GPU's contexts ready,
+// yes; not yet created or still starting, the call runs on the CPU unless
+// waiting for them is estimated to cost less than that (and the start
+// begins once the CPU has spent about what it costs: HQR_GPU_START).
+// HQR_GPU_MIN_N (or hqr_set_gpu_min_n) set: the call always waits.
+struct GpuGate {
+  bool open;
+  const char *why;  // why the CPU runs when !open
+};
+GpuGate gpu_gate(double cpu_seconds);
+// The estimated time of `flops` real flops of precision `prec` on the host's
+// cores with the CPU LAPACK (kCoreRate per core).
+double cpu_seconds(double flops, char prec);
+
+// Measures the crossover of (r, prec) with `probe` now, caches it for this
+// GPU and host and returns it; -1 when no GPU serves calls.
+long measure_crossover(Routine r, char prec, Probe probe);
+// Whether the last measure_crossover() calls could write the cache file.
+bool crossover_cache_written();
 
 }  // namespace hqr

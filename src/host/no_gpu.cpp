@@ -8,6 +8,8 @@ const char *serving_device_name() { return "none"; }
 
 namespace gpu {
 bool available() { return false; }
+StartState startup() { return {Startup::off, 0}; }
+void start() {}
 template <class T> Result potrf(bool, lint, T *, lint) { return {false, 0, "built without CUDA", 0}; }
 template Result potrf(bool, lint, float *, lint);
 template Result potrf(bool, lint, double *, lint);

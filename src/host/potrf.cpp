@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "calibrate.hpp"
 #include "cpu/blas.hpp"
 #include "cuda/gpu.hpp"
 #include "dispatch.hpp"
@@ -58,9 +59,11 @@ template <class T> void finish_on_cpu(bool upper, lint n, lint k, T *a, lint lda
   cpu_potrf(upper ? "U" : "L", &m, a22, &lda, info);
   if (*info > 0) *info += k;
 }
-// Dispatch's probe: one factorization of a fresh random diagonally dominant
-// Hermitian matrix of order n on `path`, timed.
-template <class T> double probe(Path path, long n) {
+}  // namespace
+
+// Dispatch's probe (calibrate.hpp): one factorization of a fresh random
+// diagonally dominant Hermitian matrix of order n on `path`, timed.
+template <class T> double potrf_probe(Path path, long n) {
   using R = typename Prec<T>::real;
   std::mt19937_64 gen{std::random_device{}()};
   std::uniform_real_distribution<R> u(-1, 1);
@@ -83,7 +86,10 @@ template <class T> double probe(Path path, long n) {
     cpu_potrf("L", &order, a.data(), &order, &info);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
-}  // namespace
+template double potrf_probe<float>(Path, long);
+template double potrf_probe<double>(Path, long);
+template double potrf_probe<std::complex<float>>(Path, long);
+template double potrf_probe<std::complex<double>>(Path, long);
 
 template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
   const RoutineName name = routine_name<T>("POTRF");
@@ -101,7 +107,7 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
   // path runs either as the lower one (H200, n = 256: L 0.19-0.20 ms, U
   // 0.18-0.20; OpenBLAS's upper potrf 0.29-0.34, its lower 0.46-0.53;
   // bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
-  const Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, probe<T>);
+  const Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, potrf_probe<T>);
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potrf(upper, *n, a, *lda);
     trace.devices(r.devices);
