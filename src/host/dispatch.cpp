@@ -163,7 +163,8 @@ namespace hqr {
 Decision choose_blas3_path(char prec, double flops, double bytes, long min_dim) {
   const long forced = config::gpu_min_n();
   if (forced >= 0 && min_dim < forced) return {Path::cpu, "below HQR_GPU_MIN_N"};
-  if (!gpu::available()) return {Path::cpu, "no GPU"};
+  // The cost model before gpu::available(), which takes the device
+  // contexts' lock: small calls from many threads never touch it.
   if (forced < 0) {
     const bool single = prec == 's' || prec == 'c';
     const double cpu_rate = single ? 2.0e12 : 1.0e12;   // flop/s, the host's BLAS on all cores
@@ -174,6 +175,7 @@ Decision choose_blas3_path(char prec, double flops, double bytes, long min_dim) 
     const double gpu = setup + std::max(bytes / link, flops / gpu_rate);
     if (min_dim < 64 || gpu >= cpu) return {Path::cpu, "the CPU is faster for this shape"};
   }
+  if (!gpu::available()) return {Path::cpu, "no GPU"};
   return {Path::gpu, nullptr};
 }
 
