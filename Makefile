@@ -33,7 +33,7 @@ VERSION   := 0.1.0
 
 # Debian packages needed to build and test; `make deps` installs what is missing.
 DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
-                liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf \
+                liblapacke-dev libcmocka-dev liblapack-test libblas-test python3-numpy octave patchelf \
                 libopenblas64-dev liblapack64-dev libblas64-dev valgrind cmake
 # Those the libraries alone need: plain `make` checks them first.
 BUILD_PACKAGES := g++ gfortran libopenblas-dev liblapack-dev libblas-dev liblapacke-dev \

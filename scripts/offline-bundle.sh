@@ -8,7 +8,7 @@ dir=${1:-.gpu/debs}
 mkdir -p "$dir"
 cd "$dir"
 apt-get download libopenblas0-pthread liblapack3 libblas3 libgfortran5 libquadmath0 libcmocka0 \
-    liblapack-test libtmglib3 libqrupdate1 2>&1 | tail -n 2
+    liblapack-test libblas-test libtmglib3 libqrupdate1 2>&1 | tail -n 2
 # NVBLAS (the potrf benchmark's peer) ships with the CUDA toolkit, not with
 # every CUDA runtime image: take this machine's copy along when it has one.
 for f in ${CUDA_HOME:-/usr/local/cuda}/lib64/libnvblas.so.*; do [ -e "$f" ] && cp -L "$f" .; done
