@@ -435,7 +435,8 @@ extern "C" void xerbla_(const char *name, const lapack_int *info, size_t len) {
   ++log.calls;
   size_t n = std::min(len, sizeof log.name - 1);
   std::memcpy(log.name, name, n);
-  while (n > 0 && log.name[n - 1] == ' ') --n;  // LAPACK pads with blanks
+  // LAPACK pads with blanks; OpenBLAS's BLAS passes sizeof("DGEMM "), its NUL too.
+  while (n > 0 && (log.name[n - 1] == ' ' || log.name[n - 1] == '\0')) --n;
   log.name[n] = '\0';
   log.info = *info;
 }

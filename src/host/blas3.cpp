@@ -3,14 +3,16 @@
 // behind them and the CBLAS ones (cblas3.cpp). Contract: the reference BLAS
 // 3.11's, argument for argument (blas3.hpp says what the front takes).
 //
-// A call that is not hqr's to run (illegal, a quick return, alpha == 0,
-// k == 0, or made from inside one of hqr's routines) goes verbatim to the
-// next BLAS, with the caller's hidden lengths, so that it reports and
-// special-cases it exactly as it always has. Every other call is traced
-// (HQR_VERBOSE, the path counters) and runs where choose_blas3_path sends
-// it: the GPUs (gpu::gemm etc., which leave C untouched when they do not
-// run), or the next BLAS. No lock on the way: many threads calling small
-// products go straight through to the next BLAS side by side.
+// A call that is not hqr's to run (illegal, a quick return, or made from
+// inside one of hqr's routines) goes verbatim to the next BLAS, with the
+// caller's hidden lengths, so that it reports it exactly as it always has.
+// alpha == 0 and k == 0 hqr answers itself (C := beta*C, B := 0) without
+// reading A or B (OpenBLAS 0.3.21's small xGEMMs do read them: NaN there
+// comes out), and beta == 0 zeroes C before the next BLAS adds to it: the
+// reference BLAS's promises, kept whatever the next BLAS does. Every other call is traced (HQR_VERBOSE, the path
+// counters) and runs where choose_blas3_path sends it: the GPUs (gpu::gemm etc., which leave C untouched when they do
+// not run), or the next BLAS. No lock on the way: many threads calling small products go straight through to the next
+// BLAS side by side.
 #include "blas3.hpp"
 
 #include <algorithm>
@@ -93,6 +95,27 @@ template <class T> char gpu_op(char t) {
   return !is_complex<T> && t == 'C' ? 'T' : t;
 }
 
+// C := beta*C over an m-by-n block; beta = 0 writes zeros without reading
+// C (NaN there does not come out), as the reference BLAS does.
+template <class T> void scale(lint m, lint n, T beta, T *c, lint ldc) {
+  for (lint j = 0; j < n; ++j) {
+    T *col = c + std::size_t(j) * ldc;
+    for (lint i = 0; i < m; ++i) col[i] = beta == T(0) ? T(0) : beta * col[i];
+  }
+}
+// The same over the uplo triangle of an order-n C; herm: the diagonal's
+// imaginary part becomes 0 (xHERK/xHER2K: C(j,j) = beta*real(C(j,j))).
+template <class T> void scale_triangle(bool upper, lint n, T beta, T *c, lint ldc, bool herm) {
+  for (lint j = 0; j < n; ++j) {
+    T *col = c + std::size_t(j) * ldc;
+    const lint first = upper ? 0 : j, last = upper ? j + 1 : n;
+    for (lint i = first; i < last; ++i) {
+      const T x = herm && i == j ? T(std::real(col[i])) : col[i];
+      col[i] = beta == T(0) ? T(0) : beta * x;
+    }
+  }
+}
+
 // Elements of an order-n triangle, diagonal included.
 double triangle(double n) {
   return n * (n + 1) / 2;
@@ -129,7 +152,12 @@ bool gemm(char transa, char transb, lint m, lint n, lint k, T alpha, const T *a,
   if (!legal_trans(ta, Ops::all) || !legal_trans(tb, Ops::all) || m < 0 || n < 0 || k < 0 || lda < max1(nrowa) ||
       ldb < max1(nrowb) || ldc < max1(m))
     return false;
-  if (m == 0 || n == 0 || k == 0 || alpha == T(0) || Trace::active()) return false;
+  if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return false;  // quick return
+  if (alpha == T(0) || k == 0) {
+    scale(m, n, beta, c, ldc);
+    return true;
+  }
+  if (Trace::active()) return false;
 
   const double flops = flops::gemm<T>(m, n, k);
   Trace trace(routine_name<T>("GEMM"), flops);
@@ -139,7 +167,10 @@ bool gemm(char transa, char transb, lint m, lint n, lint k, T alpha, const T *a,
   run(
       trace, Prec<T>::letter, flops, bytes, std::min({m, n, k}),
       [&] { return gpu::gemm<T>(gpu_op<T>(ta), gpu_op<T>(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); },
-      [&] { next_gemm<T>()(&ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1); });
+      [&] {
+        if (beta == T(0)) scale(m, n, beta, c, ldc);
+        next_gemm<T>()(&ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+      });
   return true;
 }
 
@@ -151,7 +182,12 @@ bool symm(char side, char uplo, lint m, lint n, T alpha, const T *a, lint lda, c
   if ((s != 'L' && s != 'R') || (u != 'U' && u != 'L') || m < 0 || n < 0 || lda < max1(nrowa) || ldb < max1(m) ||
       ldc < max1(m))
     return false;
-  if (m == 0 || n == 0 || alpha == T(0) || Trace::active()) return false;
+  if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return false;  // quick return
+  if (alpha == T(0)) {
+    scale(m, n, beta, c, ldc);
+    return true;
+  }
+  if (Trace::active()) return false;
 
   const double flops = flops::symm<T>(s == 'L', m, n);
   Trace trace(routine_name<T>(Herm ? "HEMM" : "SYMM"), flops);
@@ -161,7 +197,10 @@ bool symm(char side, char uplo, lint m, lint n, T alpha, const T *a, lint lda, c
   run(
       trace, Prec<T>::letter, flops, bytes, std::min(m, n),
       [&] { return gpu::symm<T>(s == 'L', u == 'U', Herm, m, n, alpha, a, lda, b, ldb, beta, c, ldc); },
-      [&] { next_symm<T, Herm>()(&s, &u, &m, &n, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1); });
+      [&] {
+        if (beta == T(0)) scale(m, n, beta, c, ldc);
+        next_symm<T, Herm>()(&s, &u, &m, &n, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+      });
   return true;
 }
 
@@ -173,7 +212,13 @@ bool syrk(char uplo, char trans, lint n, lint k, Scalar<T, Herm> alpha, const T 
   if ((u != 'U' && u != 'L') || !legal_trans(t, rank_k_ops<T, Herm>()) || n < 0 || k < 0 || lda < max1(nrowa) ||
       ldc < max1(n))
     return false;
-  if (n == 0 || k == 0 || alpha == Scalar<T, Herm>(0) || Trace::active()) return false;
+  using S = Scalar<T, Herm>;
+  if (n == 0 || ((alpha == S(0) || k == 0) && beta == S(1))) return false;  // quick return
+  if (alpha == S(0) || k == 0) {
+    scale_triangle(u == 'U', n, T(beta), c, ldc, Herm);
+    return true;
+  }
+  if (Trace::active()) return false;
 
   const double flops = flops::syrk<T>(n, k);
   Trace trace(routine_name<T>(Herm ? "HERK" : "SYRK"), flops);
@@ -183,7 +228,10 @@ bool syrk(char uplo, char trans, lint n, lint k, Scalar<T, Herm> alpha, const T 
   run(
       trace, Prec<T>::letter, flops, bytes, std::min(n, k),
       [&] { return gpu::syrk<T>(u == 'U', op, Herm, n, k, T(alpha), a, lda, T(beta), c, ldc); },
-      [&] { next_syrk<T, Herm>()(&u, &t, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1); });
+      [&] {
+        if (beta == S(0)) scale_triangle(u == 'U', n, T(0), c, ldc, Herm);
+        next_syrk<T, Herm>()(&u, &t, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1);
+      });
   return true;
 }
 
@@ -195,7 +243,13 @@ bool syr2k(char uplo, char trans, lint n, lint k, T alpha, const T *a, lint lda,
   if ((u != 'U' && u != 'L') || !legal_trans(t, rank_k_ops<T, Herm>()) || n < 0 || k < 0 || lda < max1(nrowa) ||
       ldb < max1(nrowa) || ldc < max1(n))
     return false;
-  if (n == 0 || k == 0 || alpha == T(0) || Trace::active()) return false;
+  using S = Scalar<T, Herm>;
+  if (n == 0 || ((alpha == T(0) || k == 0) && beta == S(1))) return false;  // quick return
+  if (alpha == T(0) || k == 0) {
+    scale_triangle(u == 'U', n, T(beta), c, ldc, Herm);
+    return true;
+  }
+  if (Trace::active()) return false;
 
   const double flops = flops::syr2k<T>(n, k);
   Trace trace(routine_name<T>(Herm ? "HER2K" : "SYR2K"), flops);
@@ -206,7 +260,10 @@ bool syr2k(char uplo, char trans, lint n, lint k, T alpha, const T *a, lint lda,
   run(
       trace, Prec<T>::letter, flops, bytes, std::min(n, k),
       [&] { return gpu::syr2k<T>(u == 'U', op, Herm, n, k, alpha, a, lda, b, ldb, T(beta), c, ldc); },
-      [&] { next_syr2k<T, Herm>()(&u, &t, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1); });
+      [&] {
+        if (beta == S(0)) scale_triangle(u == 'U', n, T(0), c, ldc, Herm);
+        next_syr2k<T, Herm>()(&u, &t, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+      });
   return true;
 }
 
@@ -217,7 +274,12 @@ bool trmm(char side, char uplo, char transa, char diag, lint m, lint n, T alpha,
   if ((s != 'L' && s != 'R') || (u != 'U' && u != 'L') || !legal_trans(t, Ops::all) || (d != 'U' && d != 'N') ||
       m < 0 || n < 0 || lda < max1(nrowa) || ldb < max1(m))
     return false;
-  if (m == 0 || n == 0 || alpha == T(0) || Trace::active()) return false;
+  if (m == 0 || n == 0) return false;  // quick return
+  if (alpha == T(0)) {
+    scale(m, n, T(0), b, ldb);
+    return true;
+  }
+  if (Trace::active()) return false;
 
   const double flops = Solve ? flops::trsm<T>(s == 'L', m, n) : flops::trmm<T>(s == 'L', m, n);
   Trace trace(routine_name<T>(Solve ? "TRSM" : "TRMM"), flops);

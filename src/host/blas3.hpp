@@ -4,13 +4,18 @@
 //
 // Each function returns false, having done nothing, when the call is not
 // hqr's to run: an illegal argument (the reference BLAS 3.11's checks, in
-// its order), a quick return, alpha == 0 (C := beta*C, or B := 0, which the
-// reference BLAS does without reading A and B), k == 0, or a call from inside
-// one of hqr's own routines on this thread (hqr's CPU work stays on the next
-// BLAS). The caller then forwards its call verbatim to the next library, which
-// reports or special-cases it as it always has. Otherwise it returns true with
-// the result in C (B for trmm/trsm): computed on the GPUs when the cost model
-// (choose_blas3_path) says so and the GPU ran, else by the next BLAS.
+// its order), a quick return, or a call from inside one of hqr's own
+// routines on this thread (hqr's CPU work stays on the next BLAS). The
+// caller then forwards its call verbatim to the next library, which reports
+// or returns as it always has. Otherwise it returns true with the result in
+// C (B for trmm/trsm). alpha == 0 (or k == 0): hqr scales C by beta itself
+// (B := 0 for trmm/trsm), never reading A or B, as the reference BLAS
+// promises and OpenBLAS 0.3.21 does not keep (its xGEMM with alpha = 0
+// carries NaN from A and B into C up to orders ~100); beta == 0 zeroes C
+// before the next BLAS adds to it, so C is never read whatever that BLAS
+// does. The rest runs
+// on the GPUs when the cost model (choose_blas3_path) says so and the GPU
+// ran, else on the next BLAS.
 //
 // Transposes are 'N', 'T' or 'C' in either case; for complex xSYRK/xSYR2K
 // only 'N'/'T' and for xHERK/xHER2K only 'N'/'C' are legal, as in the

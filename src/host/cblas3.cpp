@@ -9,8 +9,8 @@
 //
 // Integers are lapack_int (64-bit in libhqr64.so, as Debian's libblas64's
 // CBLAS); the enums are cblas.h's values, passed as int. A call the front
-// does not take (an illegal layout, enum or dimension, a quick return,
-// alpha == 0) goes verbatim to the next library's cblas_* entry point,
+// does not take (an illegal layout, enum or dimension, a quick return)
+// goes verbatim to the next library's cblas_* entry point,
 // which reports it through cblas_xerbla as the CBLAS test programs expect.
 #include "blas3.hpp"
 #include "next_lapack.hpp"
