@@ -27,17 +27,14 @@ namespace {
 enum class Via { hqr, next, ref };
 
 #ifdef HQR_ILP64
-constexpr const char *kNextBlas = "libblas64.so.3";
 constexpr const char *kRefBlas = "/usr/lib/x86_64-linux-gnu/blas64/libblas64.so.3";
 #else
-constexpr const char *kNextBlas = "libblas.so.3";
 constexpr const char *kRefBlas = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3";
 #endif
 
 void *handle(Via via) {
-  static void *next = dlopen(kNextBlas, RTLD_NOW | RTLD_NOLOAD);
   static void *ref = dlopen(kRefBlas, RTLD_NOW | RTLD_LOCAL);
-  return via == Via::next ? next : via == Via::ref ? ref : RTLD_DEFAULT;
+  return via == Via::next ? system_blas() : via == Via::ref ? ref : RTLD_DEFAULT;
 }
 template <class F> F *fn(Via via, const std::string &name) {
   void *h = handle(via);  // RTLD_DEFAULT (a null pointer) for hqr
