@@ -37,7 +37,7 @@ VERSION   := 0.1.0
 # Debian packages needed to build and test; `make deps` installs what is missing.
 # (python3-venv: test/pip_wheels.sh's environment for pip's numpy and SciPy.)
 DEB_PACKAGES := g++ gfortran make pkg-config libopenblas-dev liblapack-dev libblas-dev \
-                liblapacke-dev libcmocka-dev liblapack-test python3-numpy octave patchelf \
+                liblapacke-dev libcmocka-dev liblapack-test libblas-test python3-numpy octave patchelf \
                 python3-scipy python3-venv \
                 libopenblas64-dev liblapack64-dev libblas64-dev valgrind cmake \
                 libscalapack-openmpi-dev libopenmpi-dev openmpi-bin

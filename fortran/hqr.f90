@@ -9,7 +9,8 @@
 !   s/d ormqr orgqr, c/z unmqr ungqr), hqr's log-determinant (s/d/c/z
 !   pologdet) and QR-updating routines (s/d/c/z qrupd_addcols, _delcols,
 !   _addrows, _delrows, and the economy form's _addcols_econ, _delcols_econ,
-!   _addrows_econ) keep the ordinary Fortran
+!   _addrows_econ), and the level-3 BLAS (s/d/c/z gemm symm syrk syr2k trmm
+!   trsm, c/z hemm herk her2k) keep the ordinary Fortran
 !   calling convention: no BIND(C), so the compiler appends the symbol's
 !   underscore and passes the hidden CHARACTER lengths itself. A program that
 !   already calls LAPACK compiles unchanged; the interfaces only add checking
@@ -618,6 +619,264 @@ module hqr
       complex(c_double_complex), intent(out) :: work(*)
       integer(hqr_int), intent(out) :: info
     end subroutine zqrupd_addrows_econ
+  end interface
+
+  ! ===================================================================== !
+  ! Level-3 BLAS (Fortran calling convention; ABI.md section 4.1)         !
+  ! ===================================================================== !
+  interface
+    ! ---- xGEMM: C := alpha*op(A)*op(B) + beta*C --------------------------
+    subroutine sgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_float
+      character(len=1), intent(in) :: transa, transb
+      integer(hqr_int), intent(in) :: m, n, k, lda, ldb, ldc
+      real(c_float), intent(in) :: alpha, beta
+      real(c_float), intent(in) :: a(lda, *), b(ldb, *)
+      real(c_float), intent(inout) :: c(ldc, *)
+    end subroutine sgemm
+    subroutine dgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_double
+      character(len=1), intent(in) :: transa, transb
+      integer(hqr_int), intent(in) :: m, n, k, lda, ldb, ldc
+      real(c_double), intent(in) :: alpha, beta
+      real(c_double), intent(in) :: a(lda, *), b(ldb, *)
+      real(c_double), intent(inout) :: c(ldc, *)
+    end subroutine dgemm
+    subroutine cgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_float_complex
+      character(len=1), intent(in) :: transa, transb
+      integer(hqr_int), intent(in) :: m, n, k, lda, ldb, ldc
+      complex(c_float_complex), intent(in) :: alpha, beta
+      complex(c_float_complex), intent(in) :: a(lda, *), b(ldb, *)
+      complex(c_float_complex), intent(inout) :: c(ldc, *)
+    end subroutine cgemm
+    subroutine zgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_double_complex
+      character(len=1), intent(in) :: transa, transb
+      integer(hqr_int), intent(in) :: m, n, k, lda, ldb, ldc
+      complex(c_double_complex), intent(in) :: alpha, beta
+      complex(c_double_complex), intent(in) :: a(lda, *), b(ldb, *)
+      complex(c_double_complex), intent(inout) :: c(ldc, *)
+    end subroutine zgemm
+    ! ---- xSYMM, xHEMM: C := alpha*A*B + beta*C or alpha*B*A + beta*C ----
+    subroutine ssymm(side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_float
+      character(len=1), intent(in) :: side, uplo
+      integer(hqr_int), intent(in) :: m, n, lda, ldb, ldc
+      real(c_float), intent(in) :: alpha, beta
+      real(c_float), intent(in) :: a(lda, *), b(ldb, *)
+      real(c_float), intent(inout) :: c(ldc, *)
+    end subroutine ssymm
+    subroutine dsymm(side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_double
+      character(len=1), intent(in) :: side, uplo
+      integer(hqr_int), intent(in) :: m, n, lda, ldb, ldc
+      real(c_double), intent(in) :: alpha, beta
+      real(c_double), intent(in) :: a(lda, *), b(ldb, *)
+      real(c_double), intent(inout) :: c(ldc, *)
+    end subroutine dsymm
+    subroutine csymm(side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_float_complex
+      character(len=1), intent(in) :: side, uplo
+      integer(hqr_int), intent(in) :: m, n, lda, ldb, ldc
+      complex(c_float_complex), intent(in) :: alpha, beta
+      complex(c_float_complex), intent(in) :: a(lda, *), b(ldb, *)
+      complex(c_float_complex), intent(inout) :: c(ldc, *)
+    end subroutine csymm
+    subroutine zsymm(side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_double_complex
+      character(len=1), intent(in) :: side, uplo
+      integer(hqr_int), intent(in) :: m, n, lda, ldb, ldc
+      complex(c_double_complex), intent(in) :: alpha, beta
+      complex(c_double_complex), intent(in) :: a(lda, *), b(ldb, *)
+      complex(c_double_complex), intent(inout) :: c(ldc, *)
+    end subroutine zsymm
+    subroutine chemm(side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_float_complex
+      character(len=1), intent(in) :: side, uplo
+      integer(hqr_int), intent(in) :: m, n, lda, ldb, ldc
+      complex(c_float_complex), intent(in) :: alpha, beta
+      complex(c_float_complex), intent(in) :: a(lda, *), b(ldb, *)
+      complex(c_float_complex), intent(inout) :: c(ldc, *)
+    end subroutine chemm
+    subroutine zhemm(side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_double_complex
+      character(len=1), intent(in) :: side, uplo
+      integer(hqr_int), intent(in) :: m, n, lda, ldb, ldc
+      complex(c_double_complex), intent(in) :: alpha, beta
+      complex(c_double_complex), intent(in) :: a(lda, *), b(ldb, *)
+      complex(c_double_complex), intent(inout) :: c(ldc, *)
+    end subroutine zhemm
+    ! ---- xSYRK, xHERK: C := alpha*op(A)*op(A)**T (**H) + beta*C ---------
+    subroutine ssyrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc)
+      import :: hqr_int, c_float
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldc
+      real(c_float), intent(in) :: alpha, beta
+      real(c_float), intent(in) :: a(lda, *)
+      real(c_float), intent(inout) :: c(ldc, *)
+    end subroutine ssyrk
+    subroutine dsyrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc)
+      import :: hqr_int, c_double
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldc
+      real(c_double), intent(in) :: alpha, beta
+      real(c_double), intent(in) :: a(lda, *)
+      real(c_double), intent(inout) :: c(ldc, *)
+    end subroutine dsyrk
+    subroutine csyrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc)
+      import :: hqr_int, c_float_complex
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldc
+      complex(c_float_complex), intent(in) :: alpha, beta
+      complex(c_float_complex), intent(in) :: a(lda, *)
+      complex(c_float_complex), intent(inout) :: c(ldc, *)
+    end subroutine csyrk
+    subroutine zsyrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc)
+      import :: hqr_int, c_double_complex
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldc
+      complex(c_double_complex), intent(in) :: alpha, beta
+      complex(c_double_complex), intent(in) :: a(lda, *)
+      complex(c_double_complex), intent(inout) :: c(ldc, *)
+    end subroutine zsyrk
+    subroutine cherk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc)
+      import :: hqr_int, c_float, c_float_complex
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldc
+      real(c_float), intent(in) :: alpha, beta
+      complex(c_float_complex), intent(in) :: a(lda, *)
+      complex(c_float_complex), intent(inout) :: c(ldc, *)
+    end subroutine cherk
+    subroutine zherk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc)
+      import :: hqr_int, c_double, c_double_complex
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldc
+      real(c_double), intent(in) :: alpha, beta
+      complex(c_double_complex), intent(in) :: a(lda, *)
+      complex(c_double_complex), intent(inout) :: c(ldc, *)
+    end subroutine zherk
+    ! ---- xSYR2K, xHER2K: rank-2k update (xHER2K: BETA real) -------------
+    subroutine ssyr2k(uplo, trans, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_float
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldb, ldc
+      real(c_float), intent(in) :: alpha
+      real(c_float), intent(in) :: beta
+      real(c_float), intent(in) :: a(lda, *), b(ldb, *)
+      real(c_float), intent(inout) :: c(ldc, *)
+    end subroutine ssyr2k
+    subroutine dsyr2k(uplo, trans, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_double
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldb, ldc
+      real(c_double), intent(in) :: alpha
+      real(c_double), intent(in) :: beta
+      real(c_double), intent(in) :: a(lda, *), b(ldb, *)
+      real(c_double), intent(inout) :: c(ldc, *)
+    end subroutine dsyr2k
+    subroutine csyr2k(uplo, trans, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_float_complex
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldb, ldc
+      complex(c_float_complex), intent(in) :: alpha
+      complex(c_float_complex), intent(in) :: beta
+      complex(c_float_complex), intent(in) :: a(lda, *), b(ldb, *)
+      complex(c_float_complex), intent(inout) :: c(ldc, *)
+    end subroutine csyr2k
+    subroutine zsyr2k(uplo, trans, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_double_complex
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldb, ldc
+      complex(c_double_complex), intent(in) :: alpha
+      complex(c_double_complex), intent(in) :: beta
+      complex(c_double_complex), intent(in) :: a(lda, *), b(ldb, *)
+      complex(c_double_complex), intent(inout) :: c(ldc, *)
+    end subroutine zsyr2k
+    subroutine cher2k(uplo, trans, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_float, c_float_complex
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldb, ldc
+      complex(c_float_complex), intent(in) :: alpha
+      real(c_float), intent(in) :: beta
+      complex(c_float_complex), intent(in) :: a(lda, *), b(ldb, *)
+      complex(c_float_complex), intent(inout) :: c(ldc, *)
+    end subroutine cher2k
+    subroutine zher2k(uplo, trans, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+      import :: hqr_int, c_double, c_double_complex
+      character(len=1), intent(in) :: uplo, trans
+      integer(hqr_int), intent(in) :: n, k, lda, ldb, ldc
+      complex(c_double_complex), intent(in) :: alpha
+      real(c_double), intent(in) :: beta
+      complex(c_double_complex), intent(in) :: a(lda, *), b(ldb, *)
+      complex(c_double_complex), intent(inout) :: c(ldc, *)
+    end subroutine zher2k
+    ! ---- xTRMM: B := alpha*op(A)*B or alpha*B*op(A), A triangular -
+    subroutine strmm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
+      import :: hqr_int, c_float
+      character(len=1), intent(in) :: side, uplo, transa, diag
+      integer(hqr_int), intent(in) :: m, n, lda, ldb
+      real(c_float), intent(in) :: alpha
+      real(c_float), intent(in) :: a(lda, *)
+      real(c_float), intent(inout) :: b(ldb, *)
+    end subroutine strmm
+    subroutine dtrmm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
+      import :: hqr_int, c_double
+      character(len=1), intent(in) :: side, uplo, transa, diag
+      integer(hqr_int), intent(in) :: m, n, lda, ldb
+      real(c_double), intent(in) :: alpha
+      real(c_double), intent(in) :: a(lda, *)
+      real(c_double), intent(inout) :: b(ldb, *)
+    end subroutine dtrmm
+    subroutine ctrmm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
+      import :: hqr_int, c_float_complex
+      character(len=1), intent(in) :: side, uplo, transa, diag
+      integer(hqr_int), intent(in) :: m, n, lda, ldb
+      complex(c_float_complex), intent(in) :: alpha
+      complex(c_float_complex), intent(in) :: a(lda, *)
+      complex(c_float_complex), intent(inout) :: b(ldb, *)
+    end subroutine ctrmm
+    subroutine ztrmm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
+      import :: hqr_int, c_double_complex
+      character(len=1), intent(in) :: side, uplo, transa, diag
+      integer(hqr_int), intent(in) :: m, n, lda, ldb
+      complex(c_double_complex), intent(in) :: alpha
+      complex(c_double_complex), intent(in) :: a(lda, *)
+      complex(c_double_complex), intent(inout) :: b(ldb, *)
+    end subroutine ztrmm
+    ! ---- xTRSM: B := alpha*op(A)**-1*B or alpha*B*op(A)**-1 ------
+    subroutine strsm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
+      import :: hqr_int, c_float
+      character(len=1), intent(in) :: side, uplo, transa, diag
+      integer(hqr_int), intent(in) :: m, n, lda, ldb
+      real(c_float), intent(in) :: alpha
+      real(c_float), intent(in) :: a(lda, *)
+      real(c_float), intent(inout) :: b(ldb, *)
+    end subroutine strsm
+    subroutine dtrsm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
+      import :: hqr_int, c_double
+      character(len=1), intent(in) :: side, uplo, transa, diag
+      integer(hqr_int), intent(in) :: m, n, lda, ldb
+      real(c_double), intent(in) :: alpha
+      real(c_double), intent(in) :: a(lda, *)
+      real(c_double), intent(inout) :: b(ldb, *)
+    end subroutine dtrsm
+    subroutine ctrsm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
+      import :: hqr_int, c_float_complex
+      character(len=1), intent(in) :: side, uplo, transa, diag
+      integer(hqr_int), intent(in) :: m, n, lda, ldb
+      complex(c_float_complex), intent(in) :: alpha
+      complex(c_float_complex), intent(in) :: a(lda, *)
+      complex(c_float_complex), intent(inout) :: b(ldb, *)
+    end subroutine ctrsm
+    subroutine ztrsm(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb)
+      import :: hqr_int, c_double_complex
+      character(len=1), intent(in) :: side, uplo, transa, diag
+      integer(hqr_int), intent(in) :: m, n, lda, ldb
+      complex(c_double_complex), intent(in) :: alpha
+      complex(c_double_complex), intent(in) :: a(lda, *)
+      complex(c_double_complex), intent(inout) :: b(ldb, *)
+    end subroutine ztrsm
   end interface
 
   ! ===================================================================== !

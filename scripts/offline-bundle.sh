@@ -12,7 +12,7 @@ dir=${1:-.gpu/debs}
 mkdir -p "$dir"
 cd "$dir"
 apt-get download libopenblas0-pthread liblapack3 libblas3 libgfortran5 libquadmath0 libcmocka0 \
-    liblapack-test libtmglib3 libqrupdate1 \
+    liblapack-test libblas-test libtmglib3 libqrupdate1 \
     openmpi-bin openmpi-common libopenmpi3 libscalapack-openmpi2.2 libpmix2 libhwloc15 \
     libevent-core-2.1-7 libevent-pthreads-2.1-7 libmunge2 libudev1 2>&1 | tail -n 2
 # NVBLAS (the potrf benchmark's peer) ships with the CUDA toolkit, not with

@@ -3,7 +3,8 @@
 # system LAPACK (test/cpu_concurrency_gate.c, through HQR_LAPACK), two
 # threads calling the same hqr routine must both be inside the system
 # LAPACK at the same time (test/cpu_concurrency_prog.c), for dpotrf, dpotri,
-# dtrtri, dgeqrf, dgels and dqrupd_addcols (its dgemm). A structural check,
+# dtrtri, dgeqrf, dgels, dqrupd_addcols (its dgemm), and small dgemm and
+# cblas_dgemm calls (the level-3 BLAS front). A structural check,
 # not a timing: the gate holds the first thread until the second arrives
 # (10 s at most), so a lock anywhere around the CPU path fails it. OpenBLAS
 # runs each call on its calling thread (OPENBLAS_NUM_THREADS=1): its own

@@ -12,6 +12,12 @@
 
 #include "hqr.h"
 
+/* The level-3 BLAS front's entry points (hqr.h leaves BLAS to the BLAS headers). */
+void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *, const double *,
+            const int *, const double *, const int *, const double *, double *, const int *, size_t, size_t);
+void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *, int, double, double *,
+                 int);
+
 enum { kN = 200, kThreads = 2 };
 
 typedef struct {
@@ -20,7 +26,8 @@ typedef struct {
   int info;
 } Call;
 
-static const char *const names[] = {"dpotrf", "dpotri", "dtrtri", "dgeqrf", "dgels", "dqrupd_addcols"};
+static const char *const names[] = {"dpotrf", "dpotri", "dtrtri",         "dgeqrf",
+                                    "dgels",  "dqrupd_addcols", "dgemm (64^3)", "cblas_dgemm (64^3)"};
 enum { kRoutines = sizeof names / sizeof names[0] };
 
 static pthread_barrier_t start;
@@ -37,7 +44,8 @@ static void fill(Call *c, unsigned seed) {
 
 static void *run(void *arg) {
   Call *c = arg;
-  const int n = kN, lwork = 64 * kN, one = 1, p = 4, j = 3, m = kN, nq = kN - 4;
+  const int n = kN, lwork = 64 * kN, one = 1, p = 4, j = 3, m = kN, nq = kN - 4, small = 64;
+  const double alpha = 1.5, beta = 0.5;
   pthread_barrier_wait(&start);
   switch (c->routine) {
     case 0: dpotrf_("L", &n, c->a, &n, &c->info, 1); break;
@@ -48,6 +56,15 @@ static void *run(void *arg) {
     /* Q = I, R = upper triangle of a (m x (m-4)): insert 4 columns of b before column 3. */
     case 5:
       dqrupd_addcols_(&m, &nq, &p, &j, c->c, &m, c->a, &m, c->b, &m, c->work, &lwork, &c->info);
+      break;
+    /* Small products, as from a user's OpenMP loop: no lock in hqr's BLAS front. */
+    case 6:
+      dgemm_("N", "T", &small, &small, &small, &alpha, c->a, &n, c->b, &n, &beta, c->c, &n, 1, 1);
+      c->info = 0;
+      break;
+    case 7:
+      cblas_dgemm(101 /* RowMajor */, 111, 112, small, small, small, alpha, c->a, n, c->b, n, beta, c->c, n);
+      c->info = 0;
       break;
   }
   return NULL;

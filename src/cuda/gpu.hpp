@@ -137,3 +137,35 @@ Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda
 template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T *tau, const char **path);
 
 }  // namespace hqr::gpu
+
+// ---- Level-3 BLAS on the GPUs (blas3_gpu.cu) --------------------------------
+namespace hqr::gpu {
+
+// Host memory in and out, column-major, Fortran semantics. The caller
+// (host/blas3.cpp) has checked the arguments, taken the quick returns and
+// the alpha == 0 case to the next BLAS, and chosen the GPU
+// (choose_blas3_path). `ran` true: the result (C; B for trmm/trsm) is final
+// (`why` non-null if the CPU finished part of it after a GPU failure).
+// `ran` false: nothing was written; the caller runs the next BLAS.
+// beta == 0 never reads C. Transposes are 'N', 'T' or 'C' (upper case).
+// herm: xHEMM/xHERK/xHER2K (alpha of herk and beta of herk/her2k are real,
+// passed with a zero imaginary part).
+template <class T>
+Result gemm(char transa, char transb, lint m, lint n, lint k, T alpha, const T *a, lint lda, const T *b, lint ldb,
+            T beta, T *c, lint ldc);
+template <class T>
+Result symm(bool left, bool upper, bool herm, lint m, lint n, T alpha, const T *a, lint lda, const T *b, lint ldb,
+            T beta, T *c, lint ldc);
+template <class T>
+Result syrk(bool upper, char trans, bool herm, lint n, lint k, T alpha, const T *a, lint lda, T beta, T *c, lint ldc);
+template <class T>
+Result syr2k(bool upper, char trans, bool herm, lint n, lint k, T alpha, const T *a, lint lda, const T *b, lint ldb,
+             T beta, T *c, lint ldc);
+template <class T>
+Result trmm(bool left, bool upper, char transa, bool unit, lint m, lint n, T alpha, const T *a, lint lda, T *b,
+            lint ldb);
+template <class T>
+Result trsm(bool left, bool upper, char transa, bool unit, lint m, lint n, T alpha, const T *a, lint lda, T *b,
+            lint ldb);
+
+}  // namespace hqr::gpu

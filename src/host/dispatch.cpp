@@ -211,3 +211,30 @@ long measure_crossover(Routine r, char prec, Probe probe) {
 bool crossover_cache_written() { return crossovers().written(); }
 
 }  // namespace hqr
+
+namespace hqr {
+
+// First version of the model, from the measured rates (H100 host): the GPU
+// path costs its setup plus the larger of its link time and its compute
+// time (the two overlap), the CPU its compute time alone. The rates are
+// conservative so that the CPU keeps what it does as fast.
+Decision choose_blas3_path(char prec, double flops, double bytes, long min_dim) {
+  const long forced = config::gpu_min_n();
+  if (forced >= 0 && min_dim < forced) return {Path::cpu, "below HQR_GPU_MIN_N"};
+  // The cost model before gpu::available(), which takes the device
+  // contexts' lock: small calls from many threads never touch it.
+  if (forced < 0) {
+    const bool single = prec == 's' || prec == 'c';
+    const double cpu_rate = single ? 2.0e12 : 1.0e12;   // flop/s, the host's BLAS on all cores
+    const double gpu_rate = single ? 40e12 : 40e12;     // flop/s, one GPU (TF32 is not used for s/c)
+    const double link = 20e9;                           // byte/s, pageable staging in and out
+    const double setup = 2e-4;                          // s, launches and synchronization
+    const double cpu = flops / cpu_rate;
+    const double gpu = setup + std::max(bytes / link, flops / gpu_rate);
+    if (min_dim < 64 || gpu >= cpu) return {Path::cpu, "the CPU is faster for this shape"};
+  }
+  if (!gpu::available()) return {Path::cpu, "no GPU"};
+  return {Path::gpu, nullptr};
+}
+
+}  // namespace hqr

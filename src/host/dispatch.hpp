@@ -28,6 +28,12 @@ using Probe = double (*)(Path path, long n);
 // context is not ready, a call that is short on the CPU runs there instead
 // of waiting for it (gpu_gate).
 Decision choose_path(Routine r, char prec, long n, Probe probe);
+// Level-3 BLAS (host/blas3.cpp): no probe per call; a cost model from the
+// call's LAPACK flop count, the bytes that must cross the host link (A and
+// B once, C in when beta != 0 and out) and the smallest dimension (skinny
+// calls stay on the CPU). HQR_GPU_MIN_N forces the GPU from that smallest
+// dimension on.
+Decision choose_blas3_path(char prec, double flops, double bytes, long min_dim);
 // Routines that have no GPU path yet.
 inline Decision choose_path(long) { return {Path::cpu, "no GPU path for this routine yet"}; }
 

@@ -45,4 +45,17 @@ template <class T> double gels(double m, double n, double nrhs) {
   return geqrf<T>(m, n) + ormqr<T>(true, m > n ? m : n, nrhs, k) + combine<T>(nrhs * k * k / 2, nrhs * k * k / 2);
 }
 
+// Level-3 BLAS (LAWN 41). symm/hemm: A m-by-m (left) or n-by-n (right);
+// trmm and trsm: the same counts, A m-by-m (left) or n-by-n (right).
+template <class T> double gemm(double m, double n, double k) { return combine<T>(m * n * k, m * n * k); }
+template <class T> double symm(bool left, double m, double n) {
+  return left ? combine<T>(m * m * n, m * m * n) : combine<T>(m * n * n, m * n * n);
+}
+template <class T> double syrk(double n, double k) { return combine<T>(k * n * (n + 1) / 2, k * n * (n + 1) / 2); }
+template <class T> double syr2k(double n, double k) { return combine<T>(k * n * n, k * n * n + n); }
+template <class T> double trmm(bool left, double m, double n) {
+  return left ? combine<T>(n * m * (m + 1) / 2, n * m * (m - 1) / 2) : combine<T>(m * n * (n + 1) / 2, m * n * (n - 1) / 2);
+}
+template <class T> double trsm(bool left, double m, double n) { return trmm<T>(left, m, n); }
+
 }  // namespace hqr::flops

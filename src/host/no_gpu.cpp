@@ -86,3 +86,35 @@ HQR_INSTANTIATE(std::complex<float>)
 HQR_INSTANTIATE(std::complex<double>)
 #undef HQR_INSTANTIATE
 }  // namespace hqr::gpu
+
+// ---- Level-3 BLAS (blas3_gpu.cu in a CUDA build) -----------------------------
+namespace hqr::gpu {
+namespace {
+constexpr Result kNoCuda{false, 0, "built without CUDA", 0};
+}
+template <class T> Result gemm(char, char, lint, lint, lint, T, const T *, lint, const T *, lint, T, T *, lint) {
+  return kNoCuda;
+}
+template <class T> Result symm(bool, bool, bool, lint, lint, T, const T *, lint, const T *, lint, T, T *, lint) {
+  return kNoCuda;
+}
+template <class T> Result syrk(bool, char, bool, lint, lint, T, const T *, lint, T, T *, lint) { return kNoCuda; }
+template <class T>
+Result syr2k(bool, char, bool, lint, lint, T, const T *, lint, const T *, lint, T, T *, lint) {
+  return kNoCuda;
+}
+template <class T> Result trmm(bool, bool, char, bool, lint, lint, T, const T *, lint, T *, lint) { return kNoCuda; }
+template <class T> Result trsm(bool, bool, char, bool, lint, lint, T, const T *, lint, T *, lint) { return kNoCuda; }
+#define HQR_INSTANTIATE(T)                                                                                       \
+  template Result gemm(char, char, lint, lint, lint, T, const T *, lint, const T *, lint, T, T *, lint);         \
+  template Result symm(bool, bool, bool, lint, lint, T, const T *, lint, const T *, lint, T, T *, lint);         \
+  template Result syrk(bool, char, bool, lint, lint, T, const T *, lint, T, T *, lint);                          \
+  template Result syr2k(bool, char, bool, lint, lint, T, const T *, lint, const T *, lint, T, T *, lint);        \
+  template Result trmm(bool, bool, char, bool, lint, lint, T, const T *, lint, T *, lint);                       \
+  template Result trsm(bool, bool, char, bool, lint, lint, T, const T *, lint, T *, lint);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
+}  // namespace hqr::gpu

@@ -14,6 +14,10 @@ namespace hqr {
 
 class Trace {
  public:
+  // True while one of hqr's routines runs on this thread: a BLAS call that
+  // arrives then comes from the next LAPACK that hqr's CPU path called.
+  static bool active();
+
   // `flops` uses LAPACK's operation counts (flops.hpp).
   Trace(const RoutineName &name, double flops);
   ~Trace();
