@@ -244,7 +244,7 @@ check-asan: deps
 # Programs, not tests (scripts/bench*, run on a GPU machine); they need CUDA.
 # bench_copy compiles hqr's copy pool in; bench_potrf_peer dlopens the LAPACK
 # it times (the reference one under NVBLAS); the others link libhqr.
-BENCH_CUDA := bench_potrf bench_inverse bench_qr bench_qrupd
+BENCH_CUDA := bench_potrf bench_inverse bench_qr bench_qrupd bench_blas3
 BENCH_BIN  := $(addprefix $(BUILD)/,$(BENCH_CUDA) bench_potrf_peer bench_potrf_mg bench_copy bench_qrupd_cpu)
 BENCH_FLAGS := $(CXXFLAGS) -std=c++17 -pthread -Iinclude -Isrc -Ibench -I$(CUDA_HOME)/include
 bench: $(BENCH_BIN)
