@@ -36,7 +36,9 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -246,6 +248,16 @@ template <class T> class TileEngine {
       // schedule leaves the call untouched.
       for (auto &m : plan)
         if (!this->plan(*m)) return {false, 0, "GPU memory too small for the tiles", 0};
+      // Pieces are shared between GPUs where every GPU keeps its kind whole.
+      for (int k = 0; k < 2 && plan.size() > 1; ++k) {
+        shared_[k] = true;
+        for (auto &m : plan) shared_[k] = shared_[k] && m->keeps[k];
+        if (!shared_[k]) continue;
+        for (auto &m : plan)
+          for (int t : m->tiles)
+            for (int q = 0; q < r_.tiles[t].needs; ++q)
+              if (r_.tiles[t].need[q].kind == k) shared_pieces_[k][r_.tiles[t].need[q].index];
+      }
     }
     std::vector<std::thread> threads;
     for (auto &m : plan) {
@@ -299,6 +311,7 @@ template <class T> class TileEngine {
     cudaEvent_t done[kC] = {}, freed[kC] = {};
     Progress launched, queued;  // tiles whose product is queued; whose download is queued
     unsigned long long clock = 0;  // the uploader's, for least-recently-used slots
+    bool keeps[2] = {false, false};  // every piece of the kind it needs stays on the GPU
   };
 
   template <class S> bool check(S status, Point p) {
@@ -311,6 +324,11 @@ template <class T> class TileEngine {
       m->launched.wake();
       m->queued.wake();
     }
+    for (auto &kind : shared_pieces_)
+      for (auto &[index, sh] : kind) {
+        { std::lock_guard<std::mutex> g(sh.m); }
+        sh.cv.notify_all();
+      }
   }
 
   // Contiguous runs of tile columns (rows for by_rows), balanced by flops.
@@ -415,6 +433,8 @@ template <class T> class TileEngine {
     // The order: growing squares when both kinds stay; else the streamed
     // kind's pieces outermost, so that each is read once per pass.
     const bool keep0 = m.slots[0].size() == full[0], keep1 = m.slots[1].size() == full[1];
+    m.keeps[0] = keep0;
+    m.keeps[1] = keep1;
     auto key = [&](const Tile &t) -> std::tuple<lint, lint, lint> {
       if (keep0 && keep1) return {std::max(t.ti, t.tj), t.tj, t.ti};
       if (keep0 || !keep1) return {t.tj, t.ti, 0};
@@ -462,11 +482,63 @@ template <class T> class TileEngine {
     }
     const HostRect<T> r = r_.piece(kind, index);
     // The slot's last reader must be done before its new content lands.
-    if (!check(cudaStreamWaitEvent(m.c->upload_stream, victim->last_use, 0), Point::sync) ||
-        !upload_rect(m, slot, r, victim->d, r.m) || !check(cudaEventRecord(victim->ready, m.c->upload_stream), Point::copy))
+    if (!check(cudaStreamWaitEvent(m.c->upload_stream, victim->last_use, 0), Point::sync)) return nullptr;
+    Shared *sh = shared_[kind] ? &shared_pieces_[kind][index] : nullptr;
+    const Shared *from = nullptr;
+    if (sh) {
+      // The first GPU to need the piece uploads it; the others copy it from
+      // there, GPU to GPU, once it is there (an upload waits on nothing
+      // else, so no two GPUs can wait on each other).
+      std::unique_lock<std::mutex> g(sh->m);
+      if (sh->state == Shared::none) {
+        sh->state = Shared::uploading;
+      } else {
+        sh->cv.wait(g, [&] { return sh->state != Shared::uploading || failed_; });
+        if (sh->state != Shared::there) {
+          stop();
+          return nullptr;
+        }
+        from = sh;
+      }
+    }
+    if (from) {
+      if (!check(cudaStreamWaitEvent(m.c->upload_stream, from->ready, 0), Point::sync) ||
+          !check(cudaMemcpyPeerAsync(victim->d, m.c->device, from->ptr, from->device, r.bytes(), m.c->upload_stream),
+                 Point::copy))
+        return nullptr;
+    } else if (!upload_rect(m, slot, r, victim->d, r.m)) {
+      if (sh) publish(*sh, Shared::failed, nullptr, -1, nullptr);
       return nullptr;
+    }
+    if (!check(cudaEventRecord(victim->ready, m.c->upload_stream), Point::copy)) {
+      if (sh && !from) publish(*sh, Shared::failed, nullptr, -1, nullptr);
+      return nullptr;
+    }
+    if (sh && !from) publish(*sh, Shared::there, victim->d, m.c->device, victim->ready);
     victim->index = index;
     return victim;
+  }
+
+  // A piece that every GPU keeps whole (all its kind resident on each):
+  // uploaded once, by the first GPU that needs it.
+  struct Shared {
+    enum State { none, uploading, there, failed };
+    std::mutex m;
+    std::condition_variable cv;
+    State state = none;
+    const T *ptr = nullptr;
+    int device = -1;
+    cudaEvent_t ready = nullptr;
+  };
+  void publish(Shared &sh, typename Shared::State st, const T *ptr, int device, cudaEvent_t ready) {
+    {
+      std::lock_guard<std::mutex> g(sh.m);
+      sh.state = st;
+      sh.ptr = ptr;
+      sh.device = device;
+      sh.ready = ready;
+    }
+    sh.cv.notify_all();
   }
 
   void upload(Member &m) {
@@ -569,6 +641,8 @@ template <class T> class TileEngine {
   std::vector<Member *> members_;
   std::unique_ptr<std::atomic<lint>[]> stored_;  // per tile, its leading lines final in the caller's array
   std::atomic<bool> failed_{false};
+  bool shared_[2] = {false, false};
+  std::map<lint, Shared> shared_pieces_[2];  // filled before the threads start, then only looked up
 };
 
 // ---- the routines ------------------------------------------------------------
