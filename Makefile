@@ -287,7 +287,7 @@ check-asan: deps
 # bench_copy compiles hqr's copy pool in; bench_potrf_peer dlopens the LAPACK
 # it times (the reference one under NVBLAS), bench_first_call libhqr or the
 # system's LAPACK in a fresh process per measurement; the others link libhqr.
-BENCH_CUDA := bench_potrf bench_inverse bench_qr bench_qrupd
+BENCH_CUDA := bench_potrf bench_inverse bench_qr bench_qrupd bench_blas3
 BENCH_BIN  := $(addprefix $(BUILD)/,$(BENCH_CUDA) bench_potrf_peer bench_potrf_mg bench_copy bench_qrupd_cpu \
                 bench_first_call)
 BENCH_FLAGS := $(CXXFLAGS) -std=c++17 -pthread -Iinclude -Isrc -Ibench -I$(CUDA_HOME)/include
