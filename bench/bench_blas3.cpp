@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "hqr.h"
 #include "timing.hpp"
 
 namespace {
@@ -270,7 +271,8 @@ int main(int argc, char **argv) {
   cudaGetDeviceCount(&count);
   const int gpus = argc > 5 ? std::min(std::atoi(argv[5]), count) : count;
   const double beta = argc > 6 ? std::atof(argv[6]) : 1.0;
-  std::printf("# %d GPU%s visible\n", count, count == 1 ? "" : "s");
+  // hqr_version() also keeps libhqr linked: the calls go through dlsym.
+  std::printf("# hqr %s, %d GPU%s visible\n", hqr_version(), count, count == 1 ? "" : "s");
   switch (prec) {
     case 's': run<float>(routine, shapes, reps, gpus, beta); break;
     case 'd': run<double>(routine, shapes, reps, gpus, beta); break;

@@ -21,8 +21,14 @@
 // once; the tiles then run in growing squares, so that compute starts
 // after the first two pieces); otherwise the operand that does not fit
 // streams through two or three slots, the tiles ordered so that the
-// resident operand's pieces are read once and the other's once per pass:
-// out of core, any size that fits in host memory.
+// resident operand's pieces are read once and the other's once per pass;
+// where not even that fits (a piece is an edge by the inner dimension),
+// the tiles' edge halves (down to 32). So gemm, syrk and syr2k run out of
+// core at any size that fits in host memory; symm, trmm and trsm keep A
+// whole on each GPU, and an A that does not fit runs on the CPU.
+// Measured (4 H200s, 64 host cores, bench/results/blas3-NVIDIA-H200-x4-
+// 2026-11-28.txt): dgemm 16384 host to host 0.222 s on one GPU, 0.176 on
+// four; the device-only cuBLAS product on one GPU takes 0.154.
 // beta == 0 never reads C; a diagonal tile of syrk/syr2k always goes up
 // and comes back whole, so the other triangle's entries return unchanged.
 //
@@ -210,7 +216,8 @@ template <class T> struct Routine {
   bool by_rows = false;
 };
 
-constexpr int kC = 3;  // C tiles on a device at once: one computing, one going down, one coming up
+constexpr int kC = 3;
+constexpr const char *kTooSmall = "GPU memory too small for the tiles";  // C tiles on a device at once: one computing, one going down, one coming up
 
 // RAII for the call's events.
 struct Events {
@@ -247,7 +254,7 @@ template <class T> class TileEngine {
       // Plan every member before data moves: a member whose memory holds no
       // schedule leaves the call untouched.
       for (auto &m : plan)
-        if (!this->plan(*m)) return {false, 0, "GPU memory too small for the tiles", 0};
+        if (!this->plan(*m)) return {false, 0, kTooSmall, 0};
       // Pieces are shared between GPUs where every GPU keeps its kind whole.
       for (int k = 0; k < 2 && plan.size() > 1; ++k) {
         shared_[k] = true;
@@ -648,8 +655,11 @@ template <class T> class TileEngine {
 // ---- the routines ------------------------------------------------------------
 
 // The tile edge: tiles of 2048 keep cuBLAS near its peak (k in the
-// thousands) while the first tile waits for two pieces only.
-constexpr lint kEdge = 2048;
+// thousands) while the first tile waits for two pieces only. HQR_NB sets
+// it (tests: many tiles at small orders).
+lint tile_edge() { return config::nb() > 0 ? config::nb() : 2048; }
+// A dimension of n cut into tiles: whole up to 1.5 edges, else edges.
+lint tile_of(lint n, lint e) { return n <= e * 3 / 2 ? n : e; }
 lint count(lint n, lint b) { return (n + b - 1) / b; }
 
 template <class T> struct Gemm final : Routine<T> {
@@ -660,12 +670,12 @@ template <class T> struct Gemm final : Routine<T> {
   lint lda, ldb;
   lint mb, nb;
   Gemm(char ta_, char tb_, lint m_, lint n_, lint k_, T al, const T *a_, lint lda_, const T *b_, lint ldb_, T be,
-       T *c, lint ldc)
+       T *c, lint ldc, lint edge)
       : ta(ta_), tb(tb_), m(m_), n(n_), k(k_), alpha(al), beta(be), a(a_), b(b_), lda(lda_), ldb(ldb_) {
     this->out = c;
     this->ldo = ldc;
-    mb = m <= kEdge * 3 / 2 ? m : kEdge;
-    nb = n <= kEdge * 3 / 2 ? n : kEdge;
+    mb = tile_of(m, edge);
+    nb = tile_of(n, edge);
     for (lint j = 0; j < count(n, nb); ++j)
       for (lint i = 0; i < count(m, mb); ++i) {
         Tile t{i * mb, j * nb, std::min(mb, m - i * mb), std::min(nb, n - j * nb), i, j};
@@ -705,12 +715,12 @@ template <class T> struct RankK final : Routine<T> {
   const T *a, *b;
   lint lda, ldb, nb;
   RankK(bool two_, bool herm_, bool upper_, char trans_, lint n_, lint k_, T al, const T *a_, lint lda_,
-        const T *b_, lint ldb_, T be, T *c, lint ldc)
+        const T *b_, lint ldb_, T be, T *c, lint ldc, lint edge)
       : two(two_), herm(herm_), upper(upper_), trans(trans_), n(n_), k(k_), alpha(al), beta(be), a(a_), b(b_),
         lda(lda_), ldb(ldb_) {
     this->out = c;
     this->ldo = ldc;
-    nb = n <= kEdge * 3 / 2 ? n : kEdge;
+    nb = tile_of(n, edge);
     const lint nt = count(n, nb);
     for (lint j = 0; j < nt; ++j)
       for (lint i = upper ? 0 : j; i < (upper ? j + 1 : nt); ++i) {
@@ -807,7 +817,7 @@ template <class T> struct WholeA final : Routine<T> {
   const T *a, *b;
   lint lda, ldb, width;
   WholeA(Side3 w, bool left_, bool upper_, bool herm_, char ta, bool unit_, lint m_, lint n_, T al, const T *a_,
-         lint lda_, const T *b_, lint ldb_, T be, T *c, lint ldc)
+         lint lda_, const T *b_, lint ldb_, T be, T *c, lint ldc, lint edge)
       : what(w), left(left_), upper(upper_), herm(herm_), unit(unit_), transa(ta), m(m_), n(n_), alpha(al),
         beta(be), a(a_), b(b_), lda(lda_), ldb(ldb_) {
     this->out = c;
@@ -815,7 +825,7 @@ template <class T> struct WholeA final : Routine<T> {
     this->by_rows = !left;
     na = left ? m : n;
     const lint other = left ? n : m;
-    width = other <= kEdge * 3 / 2 ? other : kEdge;
+    width = tile_of(other, edge);
     for (lint s = 0; s < count(other, width); ++s) {
       const lint s0 = s * width, sw = std::min(width, other - s0);
       Tile t = left ? Tile{0, s0, m, sw, 0, s} : Tile{s0, 0, sw, n, s, 0};
@@ -895,42 +905,50 @@ template <class T> Result run(const Routine<T> &r, double flops) {
   return res;
 }
 
+// The routine's tiles at the default edge, then at half as long an edge
+// while a GPU's memory holds no schedule for them (pieces are an edge by
+// the inner dimension): small memory (HQR_GPU_MEMORY) or a long k.
+template <class R, class... A> Result shrinking(double flops, A... args) {
+  for (lint edge = tile_edge();; edge /= 2) {
+    const R r(args..., edge);
+    const Result res = run(r, flops);
+    if (res.ran || res.why != kTooSmall || edge <= 32) return res;
+  }
+}
+
 }  // namespace
 
 template <class T>
 Result gemm(char transa, char transb, lint m, lint n, lint k, T alpha, const T *a, lint lda, const T *b, lint ldb,
             T beta, T *c, lint ldc) {
-  const Gemm<T> r(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  return run(r, 2.0 * m * n * k);
+  return shrinking<Gemm<T>>(2.0 * m * n * k, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 template <class T>
 Result symm(bool left, bool upper, bool herm, lint m, lint n, T alpha, const T *a, lint lda, const T *b, lint ldb,
             T beta, T *c, lint ldc) {
-  const WholeA<T> r(Side3::symm, left, upper, herm, 'N', false, m, n, alpha, a, lda, b, ldb, beta, c, ldc);
-  return run(r, 2.0 * m * n * (left ? m : n));
+  return shrinking<WholeA<T>>(2.0 * m * n * (left ? m : n), Side3::symm, left, upper, herm, 'N', false, m, n, alpha,
+                              a, lda, b, ldb, beta, c, ldc);
 }
 template <class T>
 Result syrk(bool upper, char trans, bool herm, lint n, lint k, T alpha, const T *a, lint lda, T beta, T *c, lint ldc) {
-  const RankK<T> r(false, herm, upper, trans, n, k, alpha, a, lda, a, lda, beta, c, ldc);
-  return run(r, 1.0 * n * n * k);
+  return shrinking<RankK<T>>(1.0 * n * n * k, false, herm, upper, trans, n, k, alpha, a, lda, a, lda, beta, c, ldc);
 }
 template <class T>
 Result syr2k(bool upper, char trans, bool herm, lint n, lint k, T alpha, const T *a, lint lda, const T *b, lint ldb,
              T beta, T *c, lint ldc) {
-  const RankK<T> r(true, herm, upper, trans, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  return run(r, 2.0 * n * n * k);
+  return shrinking<RankK<T>>(2.0 * n * n * k, true, herm, upper, trans, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 template <class T>
 Result trmm(bool left, bool upper, char transa, bool unit, lint m, lint n, T alpha, const T *a, lint lda, T *b,
             lint ldb) {
-  const WholeA<T> r(Side3::trmm, left, upper, false, transa, unit, m, n, alpha, a, lda, b, ldb, T(0), b, ldb);
-  return run(r, 1.0 * m * n * (left ? m : n));
+  return shrinking<WholeA<T>>(1.0 * m * n * (left ? m : n), Side3::trmm, left, upper, false, transa, unit, m, n,
+                              alpha, a, lda, static_cast<const T *>(b), ldb, T(0), b, ldb);
 }
 template <class T>
 Result trsm(bool left, bool upper, char transa, bool unit, lint m, lint n, T alpha, const T *a, lint lda, T *b,
             lint ldb) {
-  const WholeA<T> r(Side3::trsm, left, upper, false, transa, unit, m, n, alpha, a, lda, b, ldb, T(0), b, ldb);
-  return run(r, 1.0 * m * n * (left ? m : n));
+  return shrinking<WholeA<T>>(1.0 * m * n * (left ? m : n), Side3::trsm, left, upper, false, transa, unit, m, n,
+                              alpha, a, lda, static_cast<const T *>(b), ldb, T(0), b, ldb);
 }
 
 #define HQR_INSTANTIATE(T)                                                                                       \
