@@ -5,7 +5,7 @@
 # (make; the test programs and build/bench_potrf) and the packages from
 # scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
-# GPU_CHECK_PARTS (default "suite node oom large panel faults qrupd mpi sanitizer") picks parts,
+# GPU_CHECK_PARTS (default "suite node oom large panel faults qrupd blas3 mpi sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time.
 set -u
 out=${1:-/tmp/hqr-gpu-check}
@@ -15,7 +15,7 @@ export HQR_REFERENCE_LAPACK=$hqr_lib/lapack/liblapack.so.3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}  # Debian's 0.3.21 misdetects Sapphire Rapids
 nvidia-smi -L | tee "$out/device.txt"
 fail=0
-parts=${GPU_CHECK_PARTS:-suite node oom large panel faults qrupd mpi sanitizer}
+parts=${GPU_CHECK_PARTS:-suite node oom large panel faults qrupd blas3 mpi sanitizer}
 part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 tests=$(ls build/test/test_* 2>/dev/null)
 
@@ -235,6 +235,33 @@ for f in alloc copy:3 kernel:5 sync:2; do
   if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
   echo "qrupd HQR_FAULT=$f: $r ($fired calls fell back)"
 done
+fi
+
+if part blas3; then
+# Level-3 BLAS on the GPUs (blas3_gpu.cu): test_blas3 with every call on the
+# GPU path, at the default tile edge and at 64 (many tiles, dealt over the
+# set's GPUs, the A pieces copied GPU to GPU), one GPU, pieces streamed
+# through a 1 MB budget (the tiles shrink), faults in the middle of the
+# large calls (the CPU finishes the lines not stored: cpu-resumed), the
+# reference BLAS testers, and compute-sanitizer on the multi-tile gemms.
+export HQR_REFERENCE_BLAS=${HQR_REFERENCE_BLAS:-$hqr_lib/blas/libblas.so.3}
+for run in "default:" "nb64:HQR_NB=64" "nb64-1gpu:HQR_NB=64 HQR_DEVICE=0" "stream:HQR_NB=64 HQR_GPU_MEMORY=1M" \
+           "fault-copy:HQR_NB=64 HQR_FAULT=copy:200 HQR_TEST_FILTER=*_large*" \
+           "fault-sync:HQR_NB=64 HQR_FAULT=sync:150 HQR_TEST_FILTER=*_large*" \
+           "fault-kernel:HQR_NB=64 HQR_FAULT=kernel:60 HQR_TEST_FILTER=*_large*"; do
+  name=${run%%:*}
+  echo "== test_blas3 $name"
+  env ${run#*:} HQR_GPU_MIN_N=0 HQR_VERBOSE=1 build/test/test_blas3 >"$out/blas3-$name.log" 2>&1 || fail=1
+  grep -E "^\[  (PASSED|FAILED)  \]" "$out/blas3-$name.log" | head -n 2
+  echo "   $(grep -c 'path=gpu' "$out/blas3-$name.log") calls on a GPU path," \
+       "$(grep -c 'several GPUs' "$out/blas3-$name.log") over several, $(grep -c cpu-resumed "$out/blas3-$name.log") finished by the CPU"
+done
+echo "== reference BLAS testers"
+BLAS_TESTING_DIR=${BLAS_TESTING_DIR:-$hqr_lib/blas} BUILD=build sh test/blas_testers.sh >"$out/blas_testers.log" 2>&1 || fail=1
+grep -E '^(not )?ok' "$out/blas_testers.log"
+HQR_NB=64 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='*gemm_large*' timeout 300 compute-sanitizer --tool memcheck \
+    --error-exitcode 99 build/test/test_blas3 >"$out/sanitizer-blas3.log" 2>&1 || fail=1
+grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-blas3.log" | tail -n 3
 fi
 
 if part mpi; then
