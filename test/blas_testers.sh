@@ -53,11 +53,12 @@ check() {
     summary "$res" > "$out/$label.$run.sum"
     if [ "$run" != plain ]; then
       cmp -s "$out/$label.plain.sum" "$out/$label.$run.sum" || why="$why; $run run's summary differs from the run without hqr"
-      traced=$(grep -c '^hqr: ' "$rdir/stderr")
+      # The calls' trace lines (HQR_VERBOSE also reports the GPUs' start).
+      traced=$(grep -c '^hqr: .* path=' "$rdir/stderr")
       [ "$traced" -gt 0 ] || why="$why; $run run: no call went through hqr's front"
       # Forced onto the GPU where there is one: some call must have run there.
       if [ "$run" = gpu ] && [ "$traced" -gt 0 ]; then
-        nogpu=$(grep '^hqr: ' "$rdir/stderr" | grep -cE '\((no GPU|built without CUDA)\)')
+        nogpu=$(grep '^hqr: .* path=' "$rdir/stderr" | grep -cE '\((no GPU|built without CUDA)\)')
         ongpu=$(grep '^hqr: ' "$rdir/stderr" | grep -c ' path=gpu')
         [ "$nogpu" -lt "$traced" ] && [ "$ongpu" -eq 0 ] && why="$why; gpu run: a GPU but no call ran on it"
       fi
