@@ -490,7 +490,8 @@ template <class T> class TileEngine {
     const HostRect<T> r = r_.piece(kind, index);
     // The slot's last reader must be done before its new content lands.
     if (!check(cudaStreamWaitEvent(m.c->upload_stream, victim->last_use, 0), Point::sync)) return nullptr;
-    Shared *sh = shared_[kind] ? &shared_pieces_[kind][index] : nullptr;
+    // Every needed index was entered before the threads started: only found here.
+    Shared *sh = shared_[kind] ? &shared_pieces_[kind].find(index)->second : nullptr;
     const Shared *from = nullptr;
     if (sh) {
       // The first GPU to need the piece uploads it; the others copy it from
@@ -502,6 +503,10 @@ template <class T> class TileEngine {
       } else {
         sh->cv.wait(g, [&] { return sh->state != Shared::uploading || failed_; });
         if (sh->state != Shared::there) {
+          // stop() takes every Shared's mutex, this one's included: never
+          // with it held (std::mutex is not recursive; HQR_FAULT=copy:200
+          // hung a call on 4 GPUs so).
+          g.unlock();
           stop();
           return nullptr;
         }
