@@ -11,7 +11,7 @@
 #   make check-full everything: make check, then make check-slow
 #   make check-slow what check-full adds to check: every path of LAPACK's
 #                   testers, the CMocka tests with 64-bit INTEGER, valgrind,
-#                   check-asan (26 minutes on 2 cores)
+#                   check-asan (31 minutes on 2 cores)
 #   make check-asan the CMocka tests with AddressSanitizer and UBSan
 #   make demo       run an unmodified LAPACK program plainly and through hqr
 #   make bench      the benchmark programs (CUDA; scripts/bench* run them)
@@ -246,10 +246,10 @@ $(SCALAPACK_PROG): test/scalapack_prog.c
 
 # make check runs the quick suites, make check-slow the rest, make check-full
 # both (.ci/run: check, then check-slow). On 2 cores without a GPU, from a
-# clean clone (2026-11-28, 0b8be87, nvcc present): check 8.5 minutes (the
-# build about 6, the suites 2.2); check-slow 26 (valgrind 20, the 64-bit
-# CMocka programs and the ASan build about 4, check-asan's run 1.2, the
-# 64-bit CMocka suite 0.6, every path of LAPACK's testers 0.4); .ci/run 34.
+# clean clone (2026-11-28, 32ff4c7, nvcc present): check 5.9 minutes (the
+# build about 3, the suites 2.8); check-slow 31 (valgrind 22, the 64-bit
+# CMocka programs and the ASan build about 4.5, every path of LAPACK's
+# testers 2.2, check-asan's run 1.7, the 64-bit CMocka suite 0.6); .ci/run 37.
 SLOW_SCRIPTS  := test/valgrind.sh test/ilp64_cmocka.sh
 QUICK_SCRIPTS := $(filter-out $(SLOW_SCRIPTS),$(wildcard test/*.sh))
 
