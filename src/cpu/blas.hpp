@@ -1,7 +1,8 @@
 // Level-3 BLAS from the next library in the link order (the system's,
 // normally OpenBLAS), and the LAPACK auxiliaries built on it that apply
 // compact-WY block reflectors, for the large products of hqr's CPU kernels
-// (Q^T*U in the QR updates, reflector blocks, products of rotation windows).
+// (Q^T*U in the QR updates, reflector blocks, products of rotation windows)
+// and the tiles the GPU BLAS leaves to the CPU after a failure.
 // Column-major, Fortran semantics; callers skip calls with an empty dimension.
 #pragma once
 
@@ -39,6 +40,51 @@ void trsm(char side, char uplo, char transa, char diag, lint m, lint n, T alpha,
                  const T *, const lint *, T *, const lint *, std::size_t, std::size_t, std::size_t, std::size_t);
   static F *const f = next::fn<F, T>("trsm");
   f(&side, &uplo, &transa, &diag, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
+}
+
+// C = alpha*A*B + beta*C (side 'L') or alpha*B*A + beta*C ('R'), A
+// symmetric, or Hermitian where herm (xHEMM).
+template <class T>
+void symm(bool herm, char side, char uplo, lint m, lint n, T alpha, const T *a, lint lda, const T *b, lint ldb,
+              T beta, T *c, lint ldc) {
+  using F = void(const char *, const char *, const lint *, const lint *, const T *, const T *, const lint *,
+                 const T *, const lint *, const T *, T *, const lint *, std::size_t, std::size_t);
+  F *f = herm ? next::fn<F, T>("hemm") : next::fn<F, T>("symm");
+  f(&side, &uplo, &m, &n, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+}
+// C = alpha*op(A)*op(A)**T + beta*C on the uplo triangle; herm: xHERK
+// (op(A)*op(A)**H, alpha and beta real: their real parts are taken).
+template <class T>
+void syrk(bool herm, char uplo, char trans, lint n, lint k, T alpha, const T *a, lint lda, T beta, T *c,
+              lint ldc) {
+  using R = typename Prec<T>::real;
+  if (herm) {
+    using F = void(const char *, const char *, const lint *, const lint *, const R *, const T *, const lint *,
+                   const R *, T *, const lint *, std::size_t, std::size_t);
+    const R ra = std::real(alpha), rb = std::real(beta);
+    next::fn<F, T>("herk")(&uplo, &trans, &n, &k, &ra, a, &lda, &rb, c, &ldc, 1, 1);
+  } else {
+    using F = void(const char *, const char *, const lint *, const lint *, const T *, const T *, const lint *,
+                   const T *, T *, const lint *, std::size_t, std::size_t);
+    next::fn<F, T>("syrk")(&uplo, &trans, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1);
+  }
+}
+// C = alpha*op(A)*op(B)**T + alpha*op(B)*op(A)**T + beta*C on the uplo
+// triangle; herm: xHER2K (conj(alpha) in the second term, beta real).
+template <class T>
+void syr2k(bool herm, char uplo, char trans, lint n, lint k, T alpha, const T *a, lint lda, const T *b,
+               lint ldb, T beta, T *c, lint ldc) {
+  using R = typename Prec<T>::real;
+  if (herm) {
+    using F = void(const char *, const char *, const lint *, const lint *, const T *, const T *, const lint *,
+                   const T *, const lint *, const R *, T *, const lint *, std::size_t, std::size_t);
+    const R rb = std::real(beta);
+    next::fn<F, T>("her2k")(&uplo, &trans, &n, &k, &alpha, a, &lda, b, &ldb, &rb, c, &ldc, 1, 1);
+  } else {
+    using F = void(const char *, const char *, const lint *, const lint *, const T *, const T *, const lint *,
+                   const T *, const lint *, const T *, T *, const lint *, std::size_t, std::size_t);
+    next::fn<F, T>("syr2k")(&uplo, &trans, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+  }
 }
 
 // xGEQRT: the QR factorization of the m-by-n a (R on and above the

@@ -56,6 +56,7 @@
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
+#include "cuda/node.hpp"
 #include "host/config.hpp"
 #include "host/copy_pool.hpp"
 #include "host/fault.hpp"
@@ -131,47 +132,6 @@ HQR_CUBLAS3(std::complex<double>, Z, cublasZsymm_64, cublasZhemm_64, cublasZsyrk
 
 cublasOperation_t op_of(char t) { return t == 'N' ? CUBLAS_OP_N : t == 'T' ? CUBLAS_OP_T : CUBLAS_OP_C; }
 cublasFillMode_t fill(bool upper) { return upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER; }
-
-// The next BLAS's symmetric routines, for the tiles the CPU finishes
-// (cpu/blas.hpp has gemm, trmm and trsm).
-template <class T>
-void cpu_symm(bool herm, char side, char uplo, lint m, lint n, T alpha, const T *a, lint lda, const T *b, lint ldb,
-              T beta, T *c, lint ldc) {
-  using F = void(const char *, const char *, const lint *, const lint *, const T *, const T *, const lint *,
-                 const T *, const lint *, const T *, T *, const lint *, std::size_t, std::size_t);
-  F *f = herm ? next::fn<F, T>("hemm") : next::fn<F, T>("symm");
-  f(&side, &uplo, &m, &n, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
-}
-template <class T>
-void cpu_syrk(bool herm, char uplo, char trans, lint n, lint k, T alpha, const T *a, lint lda, T beta, T *c,
-              lint ldc) {
-  using R = typename Prec<T>::real;
-  if (herm) {
-    using F = void(const char *, const char *, const lint *, const lint *, const R *, const T *, const lint *,
-                   const R *, T *, const lint *, std::size_t, std::size_t);
-    const R ra = std::real(alpha), rb = std::real(beta);
-    next::fn<F, T>("herk")(&uplo, &trans, &n, &k, &ra, a, &lda, &rb, c, &ldc, 1, 1);
-  } else {
-    using F = void(const char *, const char *, const lint *, const lint *, const T *, const T *, const lint *,
-                   const T *, T *, const lint *, std::size_t, std::size_t);
-    next::fn<F, T>("syrk")(&uplo, &trans, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1);
-  }
-}
-template <class T>
-void cpu_syr2k(bool herm, char uplo, char trans, lint n, lint k, T alpha, const T *a, lint lda, const T *b,
-               lint ldb, T beta, T *c, lint ldc) {
-  using R = typename Prec<T>::real;
-  if (herm) {
-    using F = void(const char *, const char *, const lint *, const lint *, const T *, const T *, const lint *,
-                   const T *, const lint *, const R *, T *, const lint *, std::size_t, std::size_t);
-    const R rb = std::real(beta);
-    next::fn<F, T>("her2k")(&uplo, &trans, &n, &k, &alpha, a, &lda, b, &ldb, &rb, c, &ldc, 1, 1);
-  } else {
-    using F = void(const char *, const char *, const lint *, const lint *, const T *, const T *, const lint *,
-                   const T *, const lint *, const T *, T *, const lint *, std::size_t, std::size_t);
-    next::fn<F, T>("syr2k")(&uplo, &trans, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
-  }
-}
 
 // ---- the tiles ---------------------------------------------------------------
 
@@ -250,21 +210,19 @@ template <class T> class TileEngine {
       m->tiles = dealt_[d];
       if (!m->tiles.empty()) plan.push_back(std::move(m));
     }
-    {
-      // Plan every member before data moves: a member whose memory holds no
-      // schedule leaves the call untouched.
+    // Plan every member before data moves: a member whose memory holds no
+    // schedule leaves the call untouched.
+    for (auto &m : plan)
+      if (!this->plan(*m)) return {false, 0, kTooSmall, 0};
+    // Pieces are shared between GPUs where every GPU keeps its kind whole.
+    for (int k = 0; k < 2 && plan.size() > 1; ++k) {
+      shared_[k] = true;
+      for (auto &m : plan) shared_[k] = shared_[k] && m->keeps[k];
+      if (!shared_[k]) continue;
       for (auto &m : plan)
-        if (!this->plan(*m)) return {false, 0, kTooSmall, 0};
-      // Pieces are shared between GPUs where every GPU keeps its kind whole.
-      for (int k = 0; k < 2 && plan.size() > 1; ++k) {
-        shared_[k] = true;
-        for (auto &m : plan) shared_[k] = shared_[k] && m->keeps[k];
-        if (!shared_[k]) continue;
-        for (auto &m : plan)
-          for (int t : m->tiles)
-            for (int q = 0; q < r_.tiles[t].needs; ++q)
-              if (r_.tiles[t].need[q].kind == k) shared_pieces_[k][r_.tiles[t].need[q].index];
-      }
+        for (int t : m->tiles)
+          for (int q = 0; q < r_.tiles[t].needs; ++q)
+            if (r_.tiles[t].need[q].kind == k) shared_pieces_[k][r_.tiles[t].need[q].index];
     }
     std::vector<std::thread> threads;
     for (auto &m : plan) {
@@ -361,18 +319,6 @@ template <class T> class TileEngine {
     }
   }
 
-  // The memory a member may plan with (as potrf_node's budget).
-  static std::size_t budget(Context &c) {
-    std::size_t free = 0, total = 0;
-    if (!ok(cudaSetDevice(c.device)) || !ok(cudaMemGetInfo(&free, &total))) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    const std::size_t have = free + c.matrix.size();
-    if (const std::size_t cap = config::gpu_memory()) return std::min(have, cap);
-    constexpr std::size_t kMargin = std::size_t(512) << 20;
-    return have > kMargin ? have - kMargin : 0;
-  }
 
   // Slots for each kind of piece (all of the member's pieces where memory
   // allows) and the member's tile order; allocates and makes the events.
@@ -402,7 +348,7 @@ template <class T> class TileEngine {
     }
     auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
     cbytes = round(cbytes);
-    const std::size_t have = budget(*m.c);
+    const std::size_t have = plan_budget(*m.c, std::size_t(512) << 20);
     auto need = [&](std::size_t s0, std::size_t s1) {
       return kC * cbytes + s0 * round(m.piece_bytes[0]) + s1 * round(m.piece_bytes[1]);
     };
@@ -803,10 +749,10 @@ template <class T> struct RankK final : Routine<T> {
     if (upper && from > 0) block(t.i0, from, c);
     T *d = c + from;
     if (two)
-      cpu_syr2k<T>(herm, u, trans, w, k, alpha, rows_of(a, lda, j0), lda, rows_of(b, ldb, j0), ldb, beta, d,
+      hqr::blas::syr2k<T>(herm, u, trans, w, k, alpha, rows_of(a, lda, j0), lda, rows_of(b, ldb, j0), ldb, beta, d,
                    this->ldo);
     else
-      cpu_syrk<T>(herm, u, trans, w, k, alpha, rows_of(a, lda, j0), lda, beta, d, this->ldo);
+      hqr::blas::syrk<T>(herm, u, trans, w, k, alpha, rows_of(a, lda, j0), lda, beta, d, this->ldo);
   }
 };
 
@@ -872,7 +818,7 @@ template <class T> struct WholeA final : Routine<T> {
     const char side = left ? 'L' : 'R', u = upper ? 'U' : 'L', d = unit ? 'U' : 'N';
     switch (what) {
       case Side3::symm:
-        cpu_symm<T>(herm, side, u, mi, nj, alpha, a, lda, b + i0 + std::size_t(j0) * ldb, ldb, beta, c, this->ldo);
+        hqr::blas::symm<T>(herm, side, u, mi, nj, alpha, a, lda, b + i0 + std::size_t(j0) * ldb, ldb, beta, c, this->ldo);
         return;
       case Side3::trmm:
         hqr::blas::trmm<T>(side, u, transa, d, mi, nj, alpha, a, lda, c, this->ldo);

@@ -14,6 +14,7 @@
 
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
+#include "host/config.hpp"
 
 namespace hqr::gpu {
 
@@ -36,6 +37,20 @@ inline const char *node_path(int gpus, int windows) {
     std::snprintf(text, sizeof text, "gpu-node (%d GPU%s, out of core: %d windows)", gpus, gpus > 1 ? "s" : "",
                   windows);
   return text;
+}
+
+// The memory a GPU's schedule may plan with: what it has free (its own
+// buffers included) less `margin` for the libraries, or HQR_GPU_MEMORY;
+// 0 when the GPU cannot be asked. Makes c's GPU current.
+inline std::size_t plan_budget(Context &c, std::size_t margin) {
+  std::size_t free = 0, total = 0;
+  if (!ok(cudaSetDevice(c.device)) || !ok(cudaMemGetInfo(&free, &total))) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  const std::size_t have = free + c.matrix.size();
+  if (const std::size_t cap = config::gpu_memory()) return std::min(have, cap);
+  return have > margin ? have - margin : 0;
 }
 
 // Runs fn(0) .. fn(pieces - 1) on the download copy threads of every

@@ -195,20 +195,8 @@ template <class T> class NodePotrf {
     return r;
   }
 
-  // The memory a member may plan with: what it has free (its own buffers
-  // included) less a margin for the libraries, or HQR_GPU_MEMORY.
-  std::size_t budget(Member &m) {
-    std::size_t free = 0, total = 0;
-    cudaSetDevice(m.c->device);
-    if (!ok(cudaMemGetInfo(&free, &total))) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    const std::size_t have = free + m.c->matrix.size();
-    if (const std::size_t cap = config::gpu_memory()) return std::min(have, cap);
-    constexpr std::size_t kMargin = std::size_t(256) << 20;
-    return have > kMargin ? have - kMargin : 0;
-  }
+  // The memory a member may plan with (256 MB left to the libraries).
+  std::size_t budget(Member &m) { return plan_budget(*m.c, std::size_t(256) << 20); }
 
   // Which panels each window holds, planned before any data moves, so that
   // a budget too small for one panel leaves the caller's array untouched
