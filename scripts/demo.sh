@@ -78,9 +78,10 @@ sed 's/^/   /' "$out/hqr.out"
 wall2=$(elapsed "$t0" "$t1")
 echo "   wall time: ${wall2}s (exit status $rc2)"
 echo "   calls hqr took (HQR_VERBOSE):"
-if grep -q '^hqr: ' "$out/hqr.err"; then
+# A call's line names its path; hqr's other lines (the GPUs' start) pass below.
+if grep -q '^hqr: .* path=' "$out/hqr.err"; then
   # "hqr: dpotrf uplo=L n=4000 lda=4000 path=cpu (why) time=0.75s 28.3 GFLOP/s"
-  awk '/^hqr: / {
+  awk '/^hqr: .* path=/ {
     r = $2; i = index($0, " path="); a = substr($0, 7 + length(r), i - 7 - length(r))
     rest = substr($0, i + 6); split(rest, w, " "); why = ""; t = ""; g = ""
     if (match(rest, /\([^)]*\)/)) why = "   (" substr(rest, RSTART + 1, RLENGTH - 2) ")"
@@ -91,7 +92,7 @@ if grep -q '^hqr: ' "$out/hqr.err"; then
 else
   echo "     none -- hqr did not take any call"
 fi
-grep -v '^hqr: ' "$out/hqr.err" | sed 's/^/   stderr: /'
+grep -v '^hqr: .* path=' "$out/hqr.err" | sed 's/^/   stderr: /'
 
 # ---- verdict --------------------------------------------------------------
 echo
