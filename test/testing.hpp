@@ -338,10 +338,32 @@ template <class T> std::string xerbla_name(const char *base) {
   for (char &c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
   return s;
 }
-template <class T, class F> F resolve(F own, Lib lib, const char *base) {
-  if (lib == Lib::hqr) return own;
+// A routine of hqr or of the reference LAPACK, ready to call. The reference
+// LAPACK's own BLAS calls (ctrsm_ inside cpotrf2) resolve to hqr's exports,
+// and with HQR_GPU_MIN_N=0 those run on the GPU, whose arithmetic on Inf
+// differs from a CPU BLAS's (cuBLAS divides by a complex Inf to NaN, the
+// reference BLAS to 0): the oracle would then answer for hqr's BLAS, not for
+// LAPACK. So while a reference routine runs, hqr keeps every call on the CPU.
+template <class F> struct Routine {
+  F f;
+  bool reference;
+  template <class... A> auto operator()(A... args) const {
+    struct CpuOnly {  // restores HQR_GPU_MIN_N as the environment set it
+      bool on;
+      explicit CpuOnly(bool o) : on(o) {
+        if (on) hqr_set_gpu_min_n(std::numeric_limits<long>::max());
+      }
+      ~CpuOnly() {
+        if (on) hqr_set_gpu_min_n(std::getenv("HQR_GPU_MIN_N") ? std::atol(std::getenv("HQR_GPU_MIN_N")) : -1);
+      }
+    } scope(reference);
+    return f(args...);
+  }
+};
+template <class T, class F> Routine<F> resolve(F own, Lib lib, const char *base) {
+  if (lib == Lib::hqr) return {own, false};
   std::string name = std::string(1, prefix<T>()) + base + "_";
-  return reinterpret_cast<F>(reference_symbol(name.c_str()));
+  return {reinterpret_cast<F>(reference_symbol(name.c_str())), true};
 }
 // Real part of WORK(1) after a LWORK = -1 query.
 template <class T> lint work_size(const T &w) { return lint(std::real(w)); }

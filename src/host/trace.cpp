@@ -72,6 +72,7 @@ long path_count(char path) {
 long device_count_calls(int ordinal) { return ordinal >= 0 && ordinal < 64 ? device_calls[ordinal].load() : -1; }
 
 bool Trace::active() { return depth > 0; }
+bool Trace::nested() { return depth > 1; }
 
 Trace::Trace(const RoutineName &name, double flops) : on_(config::verbose()), flops_(flops) {
   ++depth;

@@ -17,6 +17,9 @@ class Trace {
   // True while one of hqr's routines runs on this thread: a BLAS call that
   // arrives then comes from the next LAPACK that hqr's CPU path called.
   static bool active();
+  // True inside a call that an hqr routine's CPU path made: the next
+  // LAPACK's dpotri calling dtrtri_ and dlauum_, which resolve to hqr's.
+  static bool nested();
 
   // `flops` uses LAPACK's operation counts (flops.hpp).
   Trace(const RoutineName &name, double flops);
