@@ -52,6 +52,18 @@ grep -E '^(not )?ok' "$out/two_processes.log"
 
 fi
 
+if part suite; then
+# xPOLOGDET's sum on each GPU schedule of potrf (the suite's run covers the
+# one trip): the hybrid's device panels, its CPU panels, and the device
+# set's schedule out of core. test_logdet fails where a call's GPU path did
+# not sum the logarithms.
+for run in "hybrid:HQR_NB=64" "cpu-panels:HQR_NB=64 HQR_PANEL=cpu" "node:HQR_NB=64 HQR_GPU_MEMORY=8M"; do
+  env ${run#*:} HQR_GPU_MIN_N=0 HQR_VERBOSE=1 build/test/test_logdet >"$out/logdet-${run%%:*}.log" 2>&1 || fail=1
+  echo "test_logdet ${run%%:*}: $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/logdet-${run%%:*}.log" | head -n 1)," \
+       "$(grep -c 'pologdet .*path=gpu' "$out/logdet-${run%%:*}.log") sums on a GPU path"
+done
+fi
+
 if part node; then
 # xPOTRF over the device set: every GPU, in core and out of core (a small
 # HQR_GPU_MEMORY), one GPU out of core, faults on the set's paths, a list

@@ -2,7 +2,11 @@
 // exactly as xPOTRF's, and LOGDET = 2 sum log(real(diag)) of the reference
 // LAPACK's factor; non-SPD and NaN input (INFO as the reference's, LOGDET
 // not referenced); a diagonal from 1e-300 to 1e300 (no over- or underflow);
-// n = 0; lda > n; both uplo; the argument checks through XERBLA.
+// n = 0; lda > n; both uplo; the argument checks through XERBLA. With
+// HQR_GPU_MIN_N=0 on a GPU machine, every factorization must have summed
+// the logarithms on its GPU path (the one trip; HQR_NB=64: the hybrid's
+// device panels, HQR_PANEL=cpu its CPU panels; HQR_GPU_MEMORY=8M: the
+// device-set schedule out of core; scripts/gpu-check.sh part suite).
 #include "testing.hpp"
 
 using testing::lint;
@@ -37,7 +41,11 @@ template <class T> void check(lint n, lint lda, char uplo, double e) {
   using R = real_of_t<T>;
   testing::Matrix<T> a = make_spd<T>(n, lda, e), ref = a;
   R logdet = R(-12345);
+  const testing::GpuPathCheck gpu;
   const lint info = pologdet(uplo, n, a.ptr(), a.ld, &logdet);
+  // With HQR_GPU_MIN_N=0 on a GPU machine: the GPU path summed the
+  // logarithms as it factored (the call counts as a GPU path only then).
+  gpu.expect(n, 1 << 30, "pologdet");
   const lint ref_info = testing::potrf<T>(uplo, n, ref.ptr(), ref.ld, testing::Lib::ref);
   if (info != 0 || ref_info != 0) fail_msg("n=%ld uplo=%c: info %ld, reference %ld", long(n), uplo, long(info), long(ref_info));
   double expect = 0;  // from the reference's factor
@@ -56,7 +64,7 @@ template <class T> static void values(void **) {
   // 17 in single (1e-34 .. 1e34).
   const double e = std::is_same_v<real_of_t<T>, double> ? 150 : 17;
   for (char uplo : {'L', 'U'})
-    for (lint n : {1, 2, 17, 300, 601})
+    for (lint n : {1, 2, 17, 300, 601, 1500})
       for (double scale : {0.0, e}) check<T>(n, n + (n % 2), uplo, scale);
 }
 

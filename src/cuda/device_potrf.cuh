@@ -71,5 +71,32 @@ template <class S> __global__ void flag_nan_pivot(int64_t n, const S *a, int64_t
     if (nan_real(a[i + i * lda])) *info = int(i + 1);
 }
 
+// xPOLOGDET's sum on the device: *out = sum_i log(real(a(i,i))) over a
+// factored block of order n, in double whatever S is, so that nothing over-
+// or underflows (each term lies within about +-745). One block of threads;
+// launched on the stream that factored the block, right behind it, so the
+// host never reads the diagonal again.
+__device__ inline double real_of(float x) { return x; }
+__device__ inline double real_of(double x) { return x; }
+__device__ inline double real_of(cuFloatComplex x) { return x.x; }
+__device__ inline double real_of(cuDoubleComplex x) { return x.x; }
+constexpr int kLogThreads = 256;
+template <class S> __global__ void log_diagonal_sum(int64_t n, const S *a, int64_t lda, double *out) {
+  __shared__ double part[kLogThreads];
+  double s = 0;
+  for (int64_t i = threadIdx.x; i < n; i += kLogThreads) s += log(real_of(a[i + i * lda]));
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = kLogThreads / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *out = part[0];
+}
+template <class T> cudaError_t launch_log_diagonal_sum(cudaStream_t s, lint n, const T *a, lint lda, double *out) {
+  log_diagonal_sum<<<1, kLogThreads, 0, s>>>(n, dv(a), lda, out);
+  return cudaGetLastError();
+}
+
 }  // namespace
 }  // namespace hqr::gpu

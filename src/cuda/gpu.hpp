@@ -45,12 +45,18 @@ struct Result {
   // name for it).
   std::uint64_t devices = 0;
   const char *path = nullptr;
+  // potrf asked for the log-determinant (xPOLOGDET), `ran` true: whether
+  // the GPU summed log(real(L(i,i))) as it factored, and the sum.
+  bool has_log_det = false;
+  double log_det = 0;
 };
 
 // Cholesky, host memory in and out: over the device set (potrf_node.cu)
 // when it has several GPUs and the order is large, or when the matrix does
 // not fit one GPU (out of core); else on the first GPU (potrf_hybrid.cu).
-template <class T> Result potrf(bool upper, lint n, T *a, lint lda);
+// With log_det, the diagonal blocks' logarithms are summed where they are
+// factored (Result::log_det), for xPOLOGDET.
+template <class T> Result potrf(bool upper, lint n, T *a, lint lda, bool log_det = false);
 
 // Hybrid triangular inverse, U*U**H (L**H*L) and Cholesky inverse, host
 // memory in and out (inverse_hybrid.cu). The caller has checked the

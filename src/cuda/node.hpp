@@ -19,7 +19,7 @@
 namespace hqr::gpu {
 
 // xPOTRF over `set` (potrf_node.cu); the Result as gpu::potrf's.
-template <class T> Result potrf_node(const DeviceSet &set, bool upper, lint n, T *a, lint lda);
+template <class T> Result potrf_node(const DeviceSet &set, bool upper, lint n, T *a, lint lda, bool log_det);
 
 // xTRTRI, xLAUUM and xPOTRI over `set`, in core (inverse_node.cu); the
 // Result as gpu::trtri's, lauum's and potri's.

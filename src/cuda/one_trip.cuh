@@ -360,14 +360,25 @@ template <class T, class R> struct OnTriangle {
       packed_lower<<<grid_for(int64_t(n) * n), 256, 0, c.compute_stream>>>(n, dv(d + in_at), upper, dv(d), to_packed);
       return ok(cudaGetLastError());
     };
+    give_value_slot(routine, &report->value, 0);
     return convert(false) && routine.run(c, n, d, work, &report->info) && convert(true);
   }
+  // A routine with a member `unsigned long long *value_slot` gets the
+  // report's value (device memory) to write a result of its own into.
+  template <class X> static auto give_value_slot(X &r, unsigned long long *v, int) -> decltype(r.value_slot = v, void()) {
+    r.value_slot = v;
+  }
+  template <class X> static void give_value_slot(X &, unsigned long long *, long) {}
 };
 
-// The one trip of a triangle routine (potrf, trtri, lauum, potri).
-template <class T, class R> Result one_trip(Context &c, R &routine, bool upper, lint n, T *a, lint lda) {
+// The one trip of a triangle routine (potrf, trtri, lauum, potri); `value`,
+// where given, receives the report's value once the results are stored.
+template <class T, class R>
+Result one_trip(Context &c, R &routine, bool upper, lint n, T *a, lint lda, unsigned long long *value = nullptr) {
   OnTriangle<T, R> op(routine, upper, n, a, lda);
-  return one_trip<T>(c, op);
+  const Result r = one_trip<T>(c, op);
+  if (value) *value = op.value;
+  return r;
 }
 template <class T> bool one_trip_fits(const Context &c, lint n) {
   const int64_t packed = packed_at(false, n, n);

@@ -98,6 +98,8 @@ constexpr lint kOneTrip = 3072;
 template <class T> struct OneTripPotrf {
   const char *name = "potrf", *refused = "leading minor not positive definite: LAPACK factors it";
   DevicePotrf solver;
+  bool log_det = false;                       // xPOLOGDET: the sum of log(real(L(i,i)))
+  unsigned long long *value_slot = nullptr;  // goes here (OnTriangle's report, a double's bits)
   bool init(Context &c, lint n, T *d, std::size_t *work_bytes) {
     *work_bytes = 0;
     if (!solver.init(c.solver, n, d, n)) return false;
@@ -107,15 +109,16 @@ template <class T> struct OneTripPotrf {
   bool run(Context &c, lint n, T *d, void *work, int *dinfo) {
     if (!ok(solver.run(c.solver, false, n, d, n, work, dinfo))) return false;
     flag_nan_pivot<<<grid_for(n), 256, 0, c.compute_stream>>>(n, dv(d), n, dinfo);
-    return ok(cudaGetLastError());
+    return ok(cudaGetLastError()) &&
+           (!log_det || ok(launch_log_diagonal_sum(c.compute_stream, n, d, n, reinterpret_cast<double *>(value_slot))));
   }
 };
 
 template <class T> class HybridPotrf {
  public:
-  HybridPotrf(Context &c, bool upper, lint n, T *a, lint lda, lint nb, Panel mode)
+  HybridPotrf(Context &c, bool upper, lint n, T *a, lint lda, lint nb, Panel mode, bool log_det)
       : c_(c), upper_(upper), n_(n), a_(a), lda_(lda), nb_(nb), np_((n + nb - 1) / nb),
-        ldda_((n + 31) / 32 * 32), mode_(mode) {}
+        ldda_((n + 31) / 32 * 32), mode_(mode), log_det_(log_det) {}
 
   Result run() {
     if (std::size_t(n_) * sizeof(T) > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", 0};
@@ -161,12 +164,28 @@ template <class T> class HybridPotrf {
     if (not_spd_)
       return finish({false, 0, "leading minor not positive definite: LAPACK finishes", stored_columns_.load(),
                      partial_rows_, partial_cols_});
-    return finish({true, 0, nullptr, 0});
+    Result done{true, 0, nullptr, 0};
+    if (log_det_ && !sum_logs(done)) return finish({false, 0, "CUDA error", 0});
+    return finish(done);
   }
 
  private:
-  // Device: the matrix, and for the gpu mode cuSOLVER's workspace and one
-  // INFO per panel. Pinned: the diagonal block (cpu mode) or the INFOs.
+  // xPOLOGDET: the panels' sums of log(real(L(i,i))), summed in panel
+  // order (the gpu mode's are on the device, one double per panel).
+  bool sum_logs(Result &r) {
+    r.has_log_det = true;
+    r.log_det = host_log_;
+    if (mode_ == Panel::cpu) return true;
+    std::vector<double> logs(np_);
+    if (!check(cudaMemcpy(logs.data(), dlog_, sizeof(double) * np_, cudaMemcpyDeviceToHost), fault::Point::copy))
+      return false;
+    for (double x : logs) r.log_det += x;
+    return true;
+  }
+
+  // Device: the matrix, and for the gpu mode cuSOLVER's workspace, one
+  // INFO per panel and, for xPOLOGDET, one log sum per panel. Pinned: the
+  // diagonal block (cpu mode) or the INFOs.
   bool reserve() {
     if (fault::hit(fault::Point::alloc)) return false;
     if (!c_.matrix.reserve(sizeof(T) * std::size_t(ldda_) * n_)) return false;
@@ -177,9 +196,11 @@ template <class T> class HybridPotrf {
     }
     if (!solver_.init(c_.panel_solver, nb_, dA_, ldda_)) return false;
     const std::size_t infos = std::size_t(np_) * sizeof(int), ws = (solver_.device_bytes + 255) / 256 * 256;
-    if (!c_.workspace.reserve(ws + infos) || !c_.panel.reserve(infos)) return false;
+    const std::size_t logs = log_det_ ? (infos + 7) / 8 * 8 + sizeof(double) * np_ : 0;
+    if (!c_.workspace.reserve(ws + std::max(infos, logs)) || !c_.panel.reserve(infos)) return false;
     dwork_ = c_.workspace.get();
     dinfo_ = reinterpret_cast<int *>(static_cast<char *>(dwork_) + ws);
+    dlog_ = reinterpret_cast<double *>(static_cast<char *>(dwork_) + ws + (infos + 7) / 8 * 8);
     hinfo_ = static_cast<int *>(c_.panel.get());
     return true;
   }
@@ -483,6 +504,8 @@ template <class T> class HybridPotrf {
            check(cudaStreamWaitEvent(c_.panel_stream, diag_ready_, 0), fault::Point::sync) &&
            check(solver_.run(c_.panel_solver, upper_, kb, dev(k0, k0), ldda_, dwork_, dinfo_ + k),
                  fault::Point::kernel) &&
+           (!log_det_ || check(launch_log_diagonal_sum(c_.panel_stream, kb, dev(k0, k0), ldda_, dlog_ + k),
+                               fault::Point::kernel)) &&
            check(cudaEventRecord(diag_up_, c_.panel_stream), fault::Point::kernel);
   }
 
@@ -512,6 +535,8 @@ template <class T> class HybridPotrf {
         pivot_failed();  // panels before k are final; LAPACK finishes from there
         return;
       }
+      if (log_det_)  // the block the CPU just factored, still in its cache
+        for (lint i = 0; i < kb; ++i) host_log_ += std::log(double(std::real(block[i + std::size_t(i) * kb])));
       if (!check(cudaMemcpy2DAsync(dev(k0, k0), ldda_ * sizeof(T), block, kb * sizeof(T), kb * sizeof(T), kb,
                                    cudaMemcpyHostToDevice, c_.panel_stream),
                  fault::Point::copy) ||
@@ -531,6 +556,9 @@ template <class T> class HybridPotrf {
   T *const a_;
   const lint lda_, nb_, np_, ldda_;
   const Panel mode_;
+  const bool log_det_;
+  double host_log_ = 0;      // cpu mode: the sum so far
+  double *dlog_ = nullptr;   // gpu mode: per panel, on the device
   T *dA_ = nullptr;
   DevicePotrf solver_;
   void *dwork_ = nullptr;
@@ -571,10 +599,10 @@ template <class T> bool over_set(const DeviceSet &set, lint n) {
   return need > cap;
 }
 
-template <class T> Result potrf(bool upper, lint n, T *a, lint lda) {
+template <class T> Result potrf(bool upper, lint n, T *a, lint lda, bool log_det) {
   const DeviceSet set = device_set();
   if (!set.count) return {false, 0, context_error(), 0};
-  if (over_set<T>(set, n)) return potrf_node(set, upper, n, a, lda);
+  if (over_set<T>(set, n)) return potrf_node(set, upper, n, a, lda, log_det);
   Context *c = set.member[0];
   std::lock_guard<std::mutex> g(c->lock);
   if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
@@ -585,19 +613,26 @@ template <class T> Result potrf(bool upper, lint n, T *a, lint lda) {
   // HQR_NB (or HQR_PANEL=cpu) asks for the hybrid schedule at any order.
   if (nb_setting <= 0 && mode == Panel::gpu && n <= kOneTrip && one_trip_fits<T>(*c, n)) {
     OneTripPotrf<T> op;
-    return one_trip(*c, op, upper, n, a, lda);
+    op.log_det = log_det;
+    unsigned long long bits = 0;
+    Result r = one_trip(*c, op, upper, n, a, lda, &bits);
+    if (log_det && r.ran && r.info == 0) {
+      r.has_log_det = true;
+      std::memcpy(&r.log_det, &bits, sizeof r.log_det);
+    }
+    return r;
   }
   lint nb = nb_setting > 0 ? nb_setting : mode == Panel::cpu ? 512 : n >= 16384 ? 1024 : 768;
   // Upper: a diagonal block must fit one staging slot (see chunks()), so
   // that a failed pivot is seen before any piece of its panel is stored.
   if (upper)
     while (std::size_t(nb) * nb * sizeof(T) > Context::kSlotBytes) nb /= 2;
-  return HybridPotrf<T>(*c, upper, n, a, lda, std::min(nb, n), mode).run();
+  return HybridPotrf<T>(*c, upper, n, a, lda, std::min(nb, n), mode, log_det).run();
 }
 
-template Result potrf(bool, lint, float *, lint);
-template Result potrf(bool, lint, double *, lint);
-template Result potrf(bool, lint, std::complex<float> *, lint);
-template Result potrf(bool, lint, std::complex<double> *, lint);
+template Result potrf(bool, lint, float *, lint, bool);
+template Result potrf(bool, lint, double *, lint, bool);
+template Result potrf(bool, lint, std::complex<float> *, lint, bool);
+template Result potrf(bool, lint, std::complex<double> *, lint, bool);
 
 }  // namespace hqr::gpu

@@ -58,8 +58,9 @@ constexpr int kRing = 3;  // foreign panels a member holds at once
 
 template <class T> class NodePotrf {
  public:
-  NodePotrf(const DeviceSet &set, bool upper, lint n, T *a, lint lda, lint nb)
-      : set_(set), P_(set.count), upper_(upper), n_(n), a_(a), lda_(lda), nb_(nb), np_((n + nb - 1) / nb) {}
+  NodePotrf(const DeviceSet &set, bool upper, lint n, T *a, lint lda, lint nb, bool log_det)
+      : set_(set), P_(set.count), upper_(upper), n_(n), a_(a), lda_(lda), nb_(nb), np_((n + nb - 1) / nb),
+        log_det_(log_det) {}
 
   Result run() {
     if (std::size_t(upper_ ? nb_ : n_) * sizeof(T) > Context::kSlotBytes)
@@ -85,10 +86,26 @@ template <class T> class NodePotrf {
     if (not_spd_)
       return finish({false, 0, "leading minor not positive definite: LAPACK finishes", stored_columns_, partial_rows_,
                      partial_cols_});
-    return finish({true, 0, nullptr, 0});
+    Result done{true, 0, nullptr, 0};
+    if (log_det_ && !sum_logs(done)) return finish({false, 0, "CUDA error", 0});
+    return finish(done);
   }
 
   int windows() const { return int(plan_.size()); }
+
+  // xPOLOGDET: each panel's sum from its owner, added in panel order (the
+  // streams are synchronized by now).
+  bool sum_logs(Result &r) {
+    std::vector<std::vector<double>> logs(P_, std::vector<double>(np_));
+    for (int d = 0; d < P_; ++d)
+      if (!check(cudaSetDevice(members_[d].c->device), fault::Point::sync) ||
+          !check(cudaMemcpy(logs[d].data(), members_[d].dlog, sizeof(double) * np_, cudaMemcpyDeviceToHost),
+                 fault::Point::copy))
+        return false;
+    r.has_log_det = true;
+    for (lint k = 0; k < np_; ++k) r.log_det += logs[owner(k)][k];
+    return true;
+  }
   // plan() found no window that holds one panel: narrower panels may fit.
   static constexpr const char *kTooSmall = "GPU memory too small for one panel";
 
@@ -98,6 +115,7 @@ template <class T> class NodePotrf {
     DevicePotrf solver;
     void *work = nullptr;              // cuSOLVER's workspace
     int *dinfo = nullptr, *hinfo = nullptr;  // per panel, device and pinned
+    double *dlog = nullptr;                  // xPOLOGDET: per own panel, the sum of log(real(L(i,i)))
     std::vector<T *> panel;            // own panels of the window (else nullptr)
     std::vector<T *> copy;             // where each panel of the window is on this member
     std::vector<lint> applied;         // own panel j has had the window's panels before applied[j]
@@ -166,10 +184,12 @@ template <class T> class NodePotrf {
     if (fault::hit(fault::Point::alloc)) return false;
     T *probe = nullptr;
     if (!m.solver.init(m.c->solver, nb_, probe, round32(nb_))) return false;
-    const std::size_t infos = sizeof(int) * std::size_t(np_);
-    if (!m.c->workspace.reserve(m.solver.device_bytes + infos) || !m.c->panel.reserve(infos)) return false;
+    const std::size_t infos = sizeof(int) * std::size_t(np_), at = (m.solver.device_bytes + infos + 7) / 8 * 8;
+    const std::size_t logs = log_det_ ? sizeof(double) * std::size_t(np_) : 0;
+    if (!m.c->workspace.reserve(at + logs) || !m.c->panel.reserve(infos)) return false;
     m.work = m.c->workspace.get();
     m.dinfo = reinterpret_cast<int *>(static_cast<char *>(m.work) + m.solver.device_bytes);
+    m.dlog = reinterpret_cast<double *>(static_cast<char *>(m.work) + at);
     m.hinfo = static_cast<int *>(m.c->panel.get());
     return check(cudaMemsetAsync(m.dinfo, 0, infos, m.c->compute_stream), fault::Point::copy);
   }
@@ -497,7 +517,8 @@ template <class T> class NodePotrf {
     cudaStream_t s = m.c->compute_stream;
     if (!check(m.solver.run(m.c->solver, upper_, b, a, lda, m.work, m.dinfo + j), fault::Point::kernel)) return false;
     flag_nan_pivot<<<grid_for(b), 256, 0, s>>>(b, dv(a), lda, m.dinfo + j);
-    if (!launched()) return false;
+    if (!launched() || (log_det_ && !check(launch_log_diagonal_sum(s, b, a, lda, m.dlog + j), fault::Point::kernel)))
+      return false;
     if (rest > 0 &&
         !check(upper_ ? blas::trsm(m.c->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, blas::op_c<T>(),
                                    CUBLAS_DIAG_NON_UNIT, b, rest, T(1), a, lda, a + std::size_t(b) * lda, lda)
@@ -587,6 +608,7 @@ template <class T> class NodePotrf {
   const lint n_;
   T *const a_;
   const lint lda_, nb_, np_;
+  const bool log_det_;
   std::unique_ptr<Member[]> members_;
   std::vector<cudaEvent_t> final_;  // per panel, on its owner: final on the device
   Progress published_;              // panels whose final_ is recorded
@@ -602,7 +624,7 @@ template <class T> class NodePotrf {
 
 }  // namespace
 
-template <class T> Result potrf_node(const DeviceSet &set, bool upper, lint n, T *a, lint lda) {
+template <class T> Result potrf_node(const DeviceSet &set, bool upper, lint n, T *a, lint lda, bool log_det) {
   SetLock g(set);
   const int nb_setting = config::nb();
   lint nb = nb_setting > 0 ? nb_setting : n >= 32768 ? 1024 : 512;
@@ -611,7 +633,7 @@ template <class T> Result potrf_node(const DeviceSet &set, bool upper, lint n, T
   // Narrower panels where the memory (HQR_GPU_MEMORY) holds not even one
   // window of these: nothing has moved yet.
   for (nb = std::min(nb, n);; nb = (nb / 2 + 31) / 32 * 32) {
-    NodePotrf<T> node(set, upper, n, a, lda, nb);
+    NodePotrf<T> node(set, upper, n, a, lda, nb, log_det);
     Result r = node.run();
     if (!r.ran && r.why == NodePotrf<T>::kTooSmall && nb > 32) continue;
     r.path = node_path(set.count, node.windows());
@@ -619,9 +641,9 @@ template <class T> Result potrf_node(const DeviceSet &set, bool upper, lint n, T
   }
 }
 
-template Result potrf_node(const DeviceSet &, bool, lint, float *, lint);
-template Result potrf_node(const DeviceSet &, bool, lint, double *, lint);
-template Result potrf_node(const DeviceSet &, bool, lint, std::complex<float> *, lint);
-template Result potrf_node(const DeviceSet &, bool, lint, std::complex<double> *, lint);
+template Result potrf_node(const DeviceSet &, bool, lint, float *, lint, bool);
+template Result potrf_node(const DeviceSet &, bool, lint, double *, lint, bool);
+template Result potrf_node(const DeviceSet &, bool, lint, std::complex<float> *, lint, bool);
+template Result potrf_node(const DeviceSet &, bool, lint, std::complex<double> *, lint, bool);
 
 }  // namespace hqr::gpu

@@ -10,11 +10,11 @@ namespace gpu {
 bool available() { return false; }
 StartState startup() { return {Startup::off, 0}; }
 void start() {}
-template <class T> Result potrf(bool, lint, T *, lint) { return {false, 0, "built without CUDA", 0}; }
-template Result potrf(bool, lint, float *, lint);
-template Result potrf(bool, lint, double *, lint);
-template Result potrf(bool, lint, std::complex<float> *, lint);
-template Result potrf(bool, lint, std::complex<double> *, lint);
+template <class T> Result potrf(bool, lint, T *, lint, bool) { return {false, 0, "built without CUDA", 0}; }
+template Result potrf(bool, lint, float *, lint, bool);
+template Result potrf(bool, lint, double *, lint, bool);
+template Result potrf(bool, lint, std::complex<float> *, lint, bool);
+template Result potrf(bool, lint, std::complex<double> *, lint, bool);
 
 template <class T> Result trtri(bool, bool, lint, T *, lint) { return {false, 0, "built without CUDA", 0}; }
 template <class T> Result lauum(bool, lint, T *, lint) { return {false, 0, "built without CUDA", 0}; }

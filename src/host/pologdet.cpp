@@ -9,16 +9,22 @@
 // The factorization is xPOTRF's own path (the GPU where it pays; its
 // HQR_VERBOSE line is the potrf's). The logarithms are summed in double,
 // one per diagonal element, so nothing over- or underflows for any SPD A
-// (a diagonal from 1e-300 to 1e300 included). The sum is taken on the host
-// from the factor's diagonal after the call, also after a GPU path.
+// (a diagonal from 1e-300 to 1e300 included). Where a GPU path factors A,
+// it sums them as it goes: the device right behind each diagonal block's
+// factorization (one double per block comes back at the end), or the host
+// in the hybrid's CPU-panel mode as it factors the block; the host reads
+// the factor's diagonal again only after a CPU path (or a GPU path the
+// CPU finished).
 #include <cmath>
 
 #include "common.hpp"
+#include "flops.hpp"
 #include "trace.hpp"
 
 namespace hqr {
 
-template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint *lda, lint *info);  // potrf.cpp
+template <class T>
+bool potrf_summing(const char *uplo, const lint *n, T *a, const lint *lda, lint *info, double *log_det);  // potrf.cpp
 
 template <class T>
 void pologdet(const char *uplo, const lint *n, T *a, const lint *lda, typename Prec<T>::real *logdet, lint *info) {
@@ -31,10 +37,21 @@ void pologdet(const char *uplo, const lint *n, T *a, const lint *lda, typename P
     *logdet = 0;
     return;
   }
-  potrf(uplo, n, a, lda, info);
-  if (*info != 0) return;
+  // Its own HQR_VERBOSE line after the potrf's, and the call counted once,
+  // as a GPU path where the GPU path summed the logarithms.
+  Trace trace(routine_name<T>("POLOGDET"), flops::potrf<T>(*n));
+  trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
   double sum = 0;
-  for (lint j = 0; j < *n; ++j) sum += std::log(double(std::real(a[j + std::size_t(j) * *lda])));
+  const bool summed = potrf_summing(uplo, n, a, lda, info, &sum);
+  if (summed) trace.path("gpu", "log-determinant summed as the diagonal blocks were factored");
+  if (*info != 0) {
+    if (!summed) trace.path("cpu", "not positive definite");
+    return;
+  }
+  if (!summed) {
+    trace.path("cpu", "log-determinant from the factor's diagonal");
+    for (lint j = 0; j < *n; ++j) sum += std::log(double(std::real(a[j + std::size_t(j) * *lda])));
+  }
   *logdet = typename Prec<T>::real(2 * sum);
 }
 

@@ -91,14 +91,18 @@ template double potrf_probe<double>(Path, long);
 template double potrf_probe<std::complex<float>>(Path, long);
 template double potrf_probe<std::complex<double>>(Path, long);
 
-template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
+// xPOTRF; with log_det (xPOLOGDET), true where the GPU path summed
+// log(real(L(i,i))) into *log_det as it factored the diagonal blocks
+// (false: the caller sums the factor's diagonal).
+template <class T>
+bool potrf_summing(const char *uplo, const lint *n, T *a, const lint *lda, lint *info, double *log_det) {
   const RoutineName name = routine_name<T>("POTRF");
   *info = check_uplo_n_lda(uplo, *n, *lda);
   if (*info != 0) {
     report_illegal(name, -*info);
-    return;
+    return false;
   }
-  if (*n == 0) return;
+  if (*n == 0) return false;
 
   Trace trace(name, flops::potrf<T>(*n));
   trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
@@ -109,26 +113,38 @@ template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint 
   // bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
   const Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, potrf_probe<T>);
   if (d.path == Path::gpu) {
-    const gpu::Result r = gpu::potrf(upper, *n, a, *lda);
+    const gpu::Result r = gpu::potrf(upper, *n, a, *lda, log_det != nullptr);
     trace.devices(r.devices);
     if (r.ran) {
       trace.path(r.path ? r.path : "gpu-hybrid");
       *info = r.info;
-      return;
+      if (r.has_log_det) *log_det = r.log_det;
+      return r.has_log_det;
     }
     trace.path(r.resume > 0 || r.partial_rows > 0 ? "cpu-resumed" : "cpu", r.why);
-    if (r.resume > 0 || r.partial_rows > 0)
-      return finish_on_cpu(upper, *n, r.resume, a, *lda, info, r.partial_rows, r.partial_cols);
+    if (r.resume > 0 || r.partial_rows > 0) {
+      finish_on_cpu(upper, *n, r.resume, a, *lda, info, r.partial_rows, r.partial_cols);
+      return false;
+    }
   } else {
     trace.path("cpu", d.why);
   }
   cpu_potrf(uplo, n, a, lda, info);
+  return false;
+}
+
+template <class T> void potrf(const char *uplo, const lint *n, T *a, const lint *lda, lint *info) {
+  potrf_summing(uplo, n, a, lda, info, nullptr);
 }
 
 template void potrf(const char *, const lint *, float *, const lint *, lint *);
+template bool potrf_summing(const char *, const lint *, float *, const lint *, lint *, double *);
 template void potrf(const char *, const lint *, double *, const lint *, lint *);
+template bool potrf_summing(const char *, const lint *, double *, const lint *, lint *, double *);
 template void potrf(const char *, const lint *, std::complex<float> *, const lint *, lint *);
+template bool potrf_summing(const char *, const lint *, std::complex<float> *, const lint *, lint *, double *);
 template void potrf(const char *, const lint *, std::complex<double> *, const lint *, lint *);
+template bool potrf_summing(const char *, const lint *, std::complex<double> *, const lint *, lint *, double *);
 
 }  // namespace hqr
 
