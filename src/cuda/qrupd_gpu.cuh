@@ -1,6 +1,7 @@
 // What the GPU QR updates share (qrupd_cols.cu: delcols and addcols;
-// qrupd_rows.cu: addrows with and without Q, and delrows), s and d, host
-// memory in and out; src/host/qrupd.cpp decides when they run and
+// qrupd_rows.cu: addrows with and without Q, and delrows), s, d, c and z
+// (one template; Q unitary for c and z, conjugate transposes where s and d
+// transpose), host memory in and out; src/host/qrupd.cpp decides when they run and
 // src/cpu/qrupd.cpp has the CPU kernels:
 //   Piece, pieces  rectangles of the caller's arrays, each at most one
 //                  staging slot, covering a trapezoid column by column;
@@ -430,7 +431,7 @@ template <class T> struct HostReflectors {
     lint info = 0, lw = -1;
     T query{};
     next::ormqr<T>("R", "N", &mm, &nn, &kk, v, &ldv, tau, q + col0 * ldq, &ld, &query, &lw, &info);
-    lw = std::max<lint>(1, lint(query));
+    lw = std::max<lint>(1, lint(std::real(query)));
     std::vector<T> work(static_cast<std::size_t>(lw));
     next::ormqr<T>("R", "N", &mm, &nn, &kk, v, &ldv, tau, q + col0 * ldq, &ld, work.data(), &lw, &info);
   }
