@@ -364,13 +364,13 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
   const std::vector<Piece> uin = pieces(0, 0, p, sizeof(T), [&](idx) { return m; });
   const std::vector<Piece> rout = pieces(0, j0, cb, sizeof(T), [&](idx c) { return std::min(c + 1, rb); });
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
-    if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
+    const std::size_t rstaged = u.staged_elems(rout);
     Context &c = u.c_;
     using RB = RightBlocks<T>;
     const std::size_t mm = std::size_t(m) * m, mp = std::size_t(m) * p, rr = std::size_t(ldd) * cb;
     const std::size_t vb = RB::elems(na, pa), vh = RB::elems(hb, kb), ss = RB::scratch(m);
     if (!u.reserve(mm + 2 * mp + rr, vb + vh + ss + std::size_t(p) + std::size_t(kb) + 192) ||
-        !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(hb, kb)))
+        !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(hb, kb) + u.host_r_elems(rstaged)))
       return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(mm), *dU = u.take_matrix(mp), *dW = u.take_matrix(mp), *dR = u.take_matrix(rr);
     T *dtau1 = u.take_work(std::size_t(p) + 1), *dtaub = u.take_work(std::size_t(kb) + 1);
@@ -413,6 +413,7 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
       if (!u.launched()) return {false, 0, u.why(), 0};
     }
     cudaEvent_t done = c.download_slots[0].dma_done;
+    u.stage_r(rstaged);
     if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
         !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
         !u.download(rout, dR, ldd, 0, j0, r, ldr) || !u.land())

@@ -150,7 +150,7 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
   const std::vector<Piece> rin = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kz); });
   const std::vector<Piece> rout = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kz - p); });
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
-    if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
+    const std::size_t rstaged = u.staged_elems(rout);
     Context &c = u.c_;
     int lw1 = 0, lw3 = 0;
     T *none = nullptr;
@@ -162,7 +162,7 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
     const std::size_t mm = std::size_t(m) * m, zz = std::size_t(ldz) * cz, xx = std::size_t(na) * p;
     const std::size_t dd = std::size_t(p) * m, vb = RB::elems(na, pa), vz = RB::elems(kz, kz), ss = RB::scratch(m);
     if (!u.reserve(mm + zz, dd + xx + lw + vb + vz + ss + std::size_t(p) + std::size_t(kz) + 320) ||
-        !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(kz, kz)))
+        !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(kz, kz) + u.host_r_elems(rstaged)))
       return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(mm), *dZ = u.take_matrix(zz);
     T *dQd = u.take_work(dd), *dX = u.take_work(xx + 1), *dwork = u.take_work(lw);
@@ -202,6 +202,7 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
     if (!u.launched()) return {false, 0, u.why(), 0};
     cudaEvent_t done = c.download_slots[0].dma_done;
     T *dRn = dZ + p + p * ldz;  // the new R: Z's rows p.., columns p..
+    u.stage_r(rstaged);
     if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
         !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
         (n > 0 && !u.download(rout, dRn, ldz, 0, 0, r, ldr)) || !u.land())
@@ -269,11 +270,12 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
   const std::vector<Piece> uin = pieces(0, 0, n, sizeof(T), all(p));
   const std::vector<Piece> rout = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kp); });
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
-    if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
+    const std::size_t rstaged = u.staged_elems(rout);
     Context &c = u.c_;
     using RB = RightBlocks<T>;
     const std::size_t qq = std::size_t(mp) * kp, zz = std::size_t(ldz) * n, vz = RB::elems(kp, kz), ss = RB::scratch(mp);
-    if (!u.reserve(qq + zz, vz + ss + std::size_t(kz) + 192) || !u.reserve_host(HostReflectors<T>::elems(kp, kz)))
+    if (!u.reserve(qq + zz, vz + ss + std::size_t(kz) + 192) ||
+        !u.reserve_host(HostReflectors<T>::elems(kp, kz) + u.host_r_elems(rstaged)))
       return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(qq), *dZ = u.take_matrix(zz);
     T *dtau = u.take_work(std::size_t(kz) + 1), *dVz = u.take_work(vz), *dS = u.take_work(ss);
@@ -301,6 +303,7 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
     HostReflectors<T> band{0, kp, kz};
     ran = ran && band.fetch(u, dZ, ldz, dtau);
     if (ran) {
+      u.stage_r(rstaged);
       zero_below<<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dv(dZ), ldz, kp, n, 0);
       cudaEvent_t done = c.download_slots[0].dma_done;
       ran = u.launched() && u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) &&
