@@ -9,14 +9,13 @@
 // and blocked kernels), shapes past every block size, both sides of the
 // update/refactor choice (checked on the HQR_VERBOSE line), quick returns,
 // every illegal argument, and drift over 200 mixed updates.
-#include <unistd.h>
-
 #include <functional>
 
-#include "testing.hpp"
+#include "qrupd_testing.hpp"
 
 namespace {
 
+using qrupd_testing::call_on_path;
 using testing::lint;
 using testing::Matrix;
 
@@ -231,56 +230,6 @@ template <class T> Matrix<T> remove_rows(const Matrix<T> &a, lint p, lint j0) {
   for (lint j = 0; j < b.n; ++j)
     for (lint i = 0; i < b.m; ++i) b(i, j) = a(i < j0 ? i : i + p, j);
   return b;
-}
-
-// hqr's stderr while f runs with HQR_VERBOSE on (f must not fail: CMocka
-// would report into the capture).
-std::string trace_of(const std::function<void()> &f) {
-  std::fflush(stderr);
-  FILE *tmp = std::tmpfile();
-  assert_non_null(tmp);
-  const int saved = dup(2);
-  dup2(fileno(tmp), 2);
-  hqr_set_verbose(1);
-  f();
-  hqr_set_verbose(0);
-  dup2(saved, 2);
-  close(saved);
-  std::string out;
-  std::rewind(tmp);
-  for (int c; (c = std::fgetc(tmp)) != EOF;) out += char(c);
-  std::fclose(tmp);
-  // Under HQR_VERBOSE (fault-injection runs) the line also goes to the log,
-  // so that the fallbacks can be counted there.
-  if (std::getenv("HQR_VERBOSE")) std::fputs(out.c_str(), stderr);
-  return out;
-}
-
-// Every size on the GPU (HQR_GPU_MIN_N=0 with a device): the updates that
-// have a GPU path must take it.
-// Not under HQR_FAULT, where the CPU rightly takes over.
-bool gpu_forced() {
-  const char *v = std::getenv("HQR_GPU_MIN_N"), *f = std::getenv("HQR_FAULT");
-  return v && std::atol(v) == 0 && !(f && *f) && hqr_device() >= 0;
-}
-
-// Runs call(); when `path` is given, asserts the HQR_VERBOSE line names it.
-// "cpu-update" also accepts "gpu-update" (which one runs is the cost
-// model's choice); "gpu-update" is required only when gpu_forced().
-lint call_on_path(const std::function<lint()> &call, const char *path, const char *ctx) {
-  if (!path) return call();
-  lint info = -99;
-  const std::string line = trace_of([&] { info = call(); });
-  const std::string want = std::string("path=") + path + " ";
-  // With HQR_GPU_MIN_N set the GPU may take what the CPU would refactor.
-  const bool gpu_ok = want == "path=cpu-update " || want == "path=gpu-update " ||
-                      (want == "path=cpu-refactor " && std::getenv("HQR_GPU_MIN_N"));
-  const bool found = line.find(want) != std::string::npos || (gpu_ok && line.find("path=gpu-update ") != std::string::npos) ||
-                     (want == "path=gpu-update " && !gpu_forced() &&
-                      (line.find("path=cpu-update ") != std::string::npos ||
-                       line.find("path=cpu-refactor ") != std::string::npos));
-  if (!found) fail_msg("%s: expected path=%s, HQR_VERBOSE said: %s", ctx, path, line.c_str());
-  return info;
 }
 
 // The documented minimum (direct kernels, one pass at a time), halfway to

@@ -5,10 +5,10 @@
 // M = N+P, M < N, shapes past the block sizes, the minimum and the queried
 // LWORK (direct and blocked kernels), the refactoring path, padding that
 // must survive, every illegal argument in order, and 200 alternating
-// updates without drift. The GPU update is real-only: c and z say so
-// under HQR_VERBOSE and run on the CPU.
-#include <unistd.h>
-
+// updates without drift. The GPU paths (gpu_paths_c, gpu_paths_z) at shapes
+// that take every branch of their kernels: with HQR_GPU_MIN_N=0 on a GPU
+// each call must run there (HQR_VERBOSE: path=gpu-update), elsewhere on
+// the CPU.
 #include "qrupd_testing.hpp"
 
 namespace {
@@ -19,7 +19,7 @@ using testing::Matrix;
 
 // ---- one update of a random matrix --------------------------------------------
 
-template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, bool opt) {
+template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, bool opt, const char *path = nullptr) {
   char ctx[96];
   std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_ADDCOLS"), int(m), int(n),
                 int(p), int(j), int(pad), opt ? "opt" : "min");
@@ -34,7 +34,7 @@ template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, bo
     return addcols<T>(m, n, p, j, f.q.ptr(), f.q.ld, f.r.ptr(), f.r.ld, u.ptr(), u.ld, w, lwork);
   };
   std::vector<T> w = workspace<T>(call, opt, lwmin_addcols(m, n, p));
-  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  assert_int_equal(call_on_path([&] { return call(lint(w.size()), w.data()); }, path, ctx), 0);
   check_qr(f.q, f.r, m, insert_cols(a, u0, j - 1), ctx, j - 1);
   assert_rows_kept(f.q, f0.q, m, m, ctx);
   assert_rows_kept(f.r, f0.r, m, n + p + 1, ctx);
@@ -42,12 +42,16 @@ template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, bo
     assert_true(std::memcmp(&f.r(i, n + p), &f0.r(i, n + p), sizeof(T)) == 0);
 }
 
-template <class T> void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, bool opt) {
-  char ctx[96];
-  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELCOLS"), jobq,
-                int(m), int(n), int(p), int(j), int(pad), opt ? "opt" : "min");
+// scale: A's entries times this (squares that underflow or overflow).
+template <class T>
+void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, bool opt, const char *path = nullptr,
+                 double scale = 1) {
+  char ctx[128];
+  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s scale=%g", xname<T>("QRUPD_DELCOLS"),
+                jobq, int(m), int(n), int(p), int(j), int(pad), opt ? "opt" : "min", scale);
   const bool wantq = jobq == 'U';
   Matrix<T> a = testing::random_matrix<T>(m, n);
+  for (T &x : a.data) x *= testing::real_t<T>(scale);
   Factors<T> f = factor(a, m, m + pad, m, m + pad, n);
   scribble_lower(f.r, m, n, 0);
   const Factors<T> f0 = f;
@@ -56,7 +60,7 @@ template <class T> void run_delcols(char jobq, lint m, lint n, lint p, lint j, l
   const lint ldq = wantq ? f.q.ld : 1;
   auto call = [&](lint lwork, T *w) { return delcols<T>(jobq, m, n, p, j, q, ldq, f.r.ptr(), f.r.ld, w, lwork); };
   std::vector<T> w = workspace<T>(call, opt, lwmin_delcols(m, n, p));
-  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  assert_int_equal(call_on_path([&] { return call(lint(w.size()), w.data()); }, path, ctx), 0);
   const Matrix<T> at = remove_cols(a, p, j - 1);
   if (wantq) {
     check_qr(f.q, f.r, m, at, ctx, j - 1);
@@ -70,7 +74,8 @@ template <class T> void run_delcols(char jobq, lint m, lint n, lint p, lint j, l
   assert_rows_kept(f.r, f0.r, m, n, ctx);
 }
 
-template <class T> void run_addrows(char jobq, lint m, lint n, lint p, lint j, lint pad, bool opt) {
+template <class T>
+void run_addrows(char jobq, lint m, lint n, lint p, lint j, lint pad, bool opt, const char *path = nullptr) {
   char ctx[96];
   std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_ADDROWS"), jobq,
                 int(m), int(n), int(p), int(j), int(pad), opt ? "opt" : "min");
@@ -89,7 +94,7 @@ template <class T> void run_addrows(char jobq, lint m, lint n, lint p, lint j, l
     return addrows<T>(jobq, m, n, p, j, q, ldq, f.r.ptr(), f.r.ld, u.ptr(), u.ld, w, lwork);
   };
   std::vector<T> w = workspace<T>(call, opt, lwmin_addrows(wantq, m, n, p));
-  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  assert_int_equal(call_on_path([&] { return call(lint(w.size()), w.data()); }, path, ctx), 0);
   const Matrix<T> at = insert_rows(a, u0, j - 1);
   if (wantq) {
     check_qr(f.q, f.r, m + p, at, ctx);
@@ -101,7 +106,7 @@ template <class T> void run_addrows(char jobq, lint m, lint n, lint p, lint j, l
   assert_rows_kept(f.r, f0.r, m + p, n, ctx);
 }
 
-template <class T> void run_delrows(lint m, lint n, lint p, lint j, lint pad, bool opt) {
+template <class T> void run_delrows(lint m, lint n, lint p, lint j, lint pad, bool opt, const char *path = nullptr) {
   char ctx[96];
   std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELROWS"), int(m), int(n),
                 int(p), int(j), int(pad), opt ? "opt" : "min");
@@ -111,7 +116,7 @@ template <class T> void run_delrows(lint m, lint n, lint p, lint j, lint pad, bo
   const Factors<T> f0 = f;
   auto call = [&](lint lwork, T *w) { return delrows<T>(m, n, p, j, f.q.ptr(), f.q.ld, f.r.ptr(), f.r.ld, w, lwork); };
   std::vector<T> w = workspace<T>(call, opt, lwmin_delrows(m, n, p));
-  assert_int_equal(call(lint(w.size()), w.data()), 0);
+  assert_int_equal(call_on_path([&] { return call(lint(w.size()), w.data()); }, path, ctx), 0);
   check_qr(f.q, f.r, m - p, remove_rows(a, p, j - 1), ctx);
   assert_rows_kept(f.q, f0.q, m, m, ctx);
   assert_rows_kept(f.r, f0.r, m, n, ctx);
@@ -176,50 +181,69 @@ void addrows_z(void **) { addrows_shapes<Z>(); }
 void delrows_c(void **) { delrows_shapes<C>(); }
 void delrows_z(void **) { delrows_shapes<Z>(); }
 
-// ---- HQR_VERBOSE: the CPU path, and why --------------------------------------------
+// ---- HQR_VERBOSE: the path taken -----------------------------------------------------
+// Both sides of the update-or-refactor choice, the same as for s and d
+// (test_qrupd.cpp's paths); under HQR_GPU_MIN_N the GPU may take either.
 
-std::string trace_of(const std::function<void()> &f) {
-  std::fflush(stderr);
-  FILE *tmp = std::tmpfile();
-  assert_non_null(tmp);
-  const int saved = dup(2);
-  dup2(fileno(tmp), 2);
-  hqr_set_verbose(1);
-  f();
-  hqr_set_verbose(0);
-  dup2(saved, 2);
-  close(saved);
-  std::string out;
-  std::rewind(tmp);
-  for (int c; (c = std::fgetc(tmp)) != EOF;) out += char(c);
-  std::fclose(tmp);
-  return out;
-}
-template <class T> void trace_says(const std::string &line, const char *path, const char *ctx) {
-  if (line.find(std::string("path=") + path + " ") == std::string::npos ||
-      line.find("GPU path for c/z: not yet") == std::string::npos)
-    fail_msg("%s: expected path=%s (GPU path for c/z: not yet), HQR_VERBOSE said: %s", ctx, path, line.c_str());
-}
 template <class T> void paths() {
-  const lint m = 40, n = 2, p = 30;
-  Matrix<T> a = testing::random_matrix<T>(m, n), u0 = testing::random_matrix<T>(m, p), u = u0;
-  Factors<T> f = factor(a, m, m, m, m, n + p);
-  std::vector<T> w(size_t(64) * m * m);
-  lint info = -1;
-  trace_says<T>(trace_of([&] {
-                  info = addcols<T>(m, n, p, 2, f.q.ptr(), m, f.r.ptr(), m, u.ptr(), m, w.data(), lint(w.size()));
-                }),
-                "cpu-refactor", xname<T>("QRUPD_ADDCOLS"));
-  assert_int_equal(info, 0);
-  check_qr(f.q, f.r, m, insert_cols(a, u0, 1), "paths", 1);
-  trace_says<T>(trace_of([&] {
-                  info = delcols<T>('U', m, n + p, 3, 4, f.q.ptr(), m, f.r.ptr(), m, w.data(), lint(w.size()));
-                }),
-                "cpu-update", xname<T>("QRUPD_DELCOLS"));
-  assert_int_equal(info, 0);
+  run_addcols<T>(40, 30, 3, 5, 0, true, "cpu-update");
+  run_addcols<T>(40, 2, 30, 2, 0, true, "cpu-refactor");
+  run_addcols<T>(40, 2, 30, 2, 0, false, "cpu-update");
+  run_delrows<T>(60, 20, 2, 5, 0, true, "cpu-update");
+  run_delrows<T>(60, 20, 40, 5, 0, true, "cpu-refactor");
+  run_delrows<T>(60, 20, 40, 5, 0, false, "cpu-update");
+  run_addrows<T>('U', 40, 30, 2, 3, 0, true, "cpu-update");
+  run_addrows<T>('U', 2, 30, 40, 2, 0, true, "cpu-refactor");
+  run_addrows<T>('N', 2, 30, 40, 2, 0, true, "cpu-update");
+  run_delcols<T>('U', 40, 39, 38, 1, 0, true, "cpu-update");
 }
 void paths_c(void **) { paths<C>(); }
 void paths_z(void **) { paths<Z>(); }
+
+// ---- the GPU paths ------------------------------------------------------------------
+// Every GPU update (deleting columns, adding rows with and without Q,
+// adding columns and deleting rows) at shapes that take each branch: delcols'
+// band kernel (band_qr, blocks of 32 reflectors) over several blocks, with
+// P = 1, P past the block size, and P = 640, where the panel works in
+// global memory (complex: past 320 rows in z, 640 in c), sums of squares
+// below its one-pass range and (c) past overflow; J at 1, inside and at
+// the end (N+1 or M+1); M < N; odd orders; padded leading dimensions
+// (LDQ, LDR, LDU > M). With HQR_GPU_MIN_N=0 on a GPU each must run there;
+// under HQR_FAULT the CPU takes over and the results must still hold.
+template <class T> void gpu_paths() {
+  const bool opt = true, min = false;
+  run_delcols<T>('N', 300, 260, 40, 20, 2, opt, "gpu-update");
+  run_delcols<T>('U', 300, 260, 40, 20, 0, min, "gpu-update");
+  run_delcols<T>('U', 200, 240, 30, 50, 3, opt, "gpu-update");
+  run_delcols<T>('U', 257, 201, 1, 1, 1, opt, "gpu-update");
+  run_delcols<T>('N', 131, 129, 33, 90, 0, opt, "gpu-update");
+  run_delcols<T>('N', 700, 680, 640, 5, 0, opt, "gpu-update");
+  run_delcols<T>('U', 400, 380, 330, 3, 1, opt, "gpu-update");
+  const double tiny = std::is_same_v<T, C> ? 1e-21 : 1e-150;
+  run_delcols<T>('U', 300, 260, 40, 20, 0, opt, "gpu-update", tiny);
+  run_delcols<T>('U', 300, 260, 40, 20, 0, opt, "gpu-update", 1 / tiny);
+  run_addrows<T>('N', 260, 200, 90, 7, 1, opt, "gpu-update");
+  run_addrows<T>('N', 100, 230, 70, 101, 0, min, "gpu-update");
+  run_addrows<T>('N', 0, 50, 30, 1, 2, opt, "gpu-update");
+  run_addrows<T>('N', 151, 97, 1, 77, 0, opt, "gpu-update");
+  run_addcols<T>(301, 200, 70, 1, 3, opt, "gpu-update");
+  run_addcols<T>(301, 200, 70, 201, 0, min, "gpu-update");
+  run_addcols<T>(257, 180, 1, 91, 2, opt, "gpu-update");
+  run_addcols<T>(150, 100, 120, 50, 1, opt, "gpu-update");
+  run_addcols<T>(90, 121, 40, 31, 0, opt, "gpu-update");
+  run_addcols<T>(90, 121, 40, 100, 1, opt, "gpu-update");
+  run_addrows<T>('U', 260, 200, 90, 1, 1, opt, "gpu-update");
+  run_addrows<T>('U', 260, 200, 1, 261, 0, min, "gpu-update");
+  run_addrows<T>('U', 100, 230, 70, 51, 2, opt, "gpu-update");
+  run_addrows<T>('U', 150, 60, 200, 75, 0, opt, "gpu-update");
+  run_delrows<T>(301, 200, 70, 1, 3, opt, "gpu-update");
+  run_delrows<T>(301, 200, 1, 301, 0, min, "gpu-update");
+  run_delrows<T>(257, 120, 100, 80, 2, opt, "gpu-update");
+  run_delrows<T>(151, 200, 30, 61, 1, opt, "gpu-update");
+  run_delrows<T>(200, 151, 190, 5, 0, opt, "gpu-update");
+}
+void gpu_paths_c(void **) { gpu_paths<C>(); }
+void gpu_paths_z(void **) { gpu_paths<Z>(); }
 
 // ---- P = 0: nothing changes -----------------------------------------------------------
 
@@ -375,10 +399,12 @@ int main() {
       cmocka_unit_test(addcols_c),      cmocka_unit_test(addcols_z),      cmocka_unit_test(delcols_c),
       cmocka_unit_test(delcols_z),      cmocka_unit_test(addrows_c),      cmocka_unit_test(addrows_z),
       cmocka_unit_test(delrows_c),      cmocka_unit_test(delrows_z),      cmocka_unit_test(paths_c),
-      cmocka_unit_test(paths_z),        cmocka_unit_test(quick_return_c), cmocka_unit_test(quick_return_z),
+      cmocka_unit_test(paths_z),        cmocka_unit_test(gpu_paths_c),    cmocka_unit_test(gpu_paths_z),
+      cmocka_unit_test(quick_return_c), cmocka_unit_test(quick_return_z),
       cmocka_unit_test(errors_c),       cmocka_unit_test(errors_z),       cmocka_unit_test(drift_c),
       cmocka_unit_test(drift_z),
   };
+  // HQR_TEST_FILTER=gpu_paths* runs a subset (compute-sanitizer, fault runs).
   if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -2,7 +2,9 @@
 // reconstruction (geqrf_hybrid.cu, start_cholqr and finish_cholqr): the check that
 // CholeskyQR2 may be trusted, the LU with on-the-fly signs of Q's top block,
 // the steps that turn it into LAPACK's V, T, tau and R, and a helper of
-// its small steps (the diagonal blocks of a triangular inverse).
+// its small steps (the diagonal blocks of a triangular inverse); and the
+// arithmetic by element type that hqr's kernels write once for s, d, c, z
+// (mul, add, sub, neg, fms, shfl, shfl_xor on the device types).
 //
 // Ballard, Demmel, Grigori, Jacquelin, Knight, Nguyen, "Reconstructing
 // Householder vectors from Tall-Skinny QR" (JPDC 2015): for Q (m by b) with
@@ -23,10 +25,18 @@ __device__ inline float mul(float a, float b) { return a * b; }
 __device__ inline double mul(double a, double b) { return a * b; }
 __device__ inline cuFloatComplex mul(cuFloatComplex a, cuFloatComplex b) { return cuCmulf(a, b); }
 __device__ inline cuDoubleComplex mul(cuDoubleComplex a, cuDoubleComplex b) { return cuCmul(a, b); }
+__device__ inline float add(float a, float b) { return a + b; }
+__device__ inline double add(double a, double b) { return a + b; }
+__device__ inline cuFloatComplex add(cuFloatComplex a, cuFloatComplex b) { return cuCaddf(a, b); }
+__device__ inline cuDoubleComplex add(cuDoubleComplex a, cuDoubleComplex b) { return cuCadd(a, b); }
 __device__ inline float sub(float a, float b) { return a - b; }
 __device__ inline double sub(double a, double b) { return a - b; }
 __device__ inline cuFloatComplex sub(cuFloatComplex a, cuFloatComplex b) { return cuCsubf(a, b); }
 __device__ inline cuDoubleComplex sub(cuDoubleComplex a, cuDoubleComplex b) { return cuCsub(a, b); }
+__device__ inline float neg(float x) { return -x; }
+__device__ inline double neg(double x) { return -x; }
+__device__ inline cuFloatComplex neg(cuFloatComplex x) { return make_cuFloatComplex(-x.x, -x.y); }
+__device__ inline cuDoubleComplex neg(cuDoubleComplex x) { return make_cuDoubleComplex(-x.x, -x.y); }
 // s * a for a real s.
 __device__ inline float scaled(double s, float a) { return float(s) * a; }
 __device__ inline double scaled(double s, double a) { return s * a; }
@@ -141,6 +151,16 @@ __device__ inline cuFloatComplex shfl(cuFloatComplex x, int lane) {
 }
 __device__ inline cuDoubleComplex shfl(cuDoubleComplex x, int lane) {
   return make_cuDoubleComplex(__shfl_sync(0xffffffffu, x.x, lane), __shfl_sync(0xffffffffu, x.y, lane));
+}
+// The value of the lane whose index differs by the bits of `mask` (a
+// butterfly step of a reduction over a group of lanes).
+__device__ inline float shfl_xor(float x, int mask) { return __shfl_xor_sync(0xffffffffu, x, mask); }
+__device__ inline double shfl_xor(double x, int mask) { return __shfl_xor_sync(0xffffffffu, x, mask); }
+__device__ inline cuFloatComplex shfl_xor(cuFloatComplex x, int mask) {
+  return make_cuFloatComplex(__shfl_xor_sync(0xffffffffu, x.x, mask), __shfl_xor_sync(0xffffffffu, x.y, mask));
+}
+__device__ inline cuDoubleComplex shfl_xor(cuDoubleComplex x, int mask) {
+  return make_cuDoubleComplex(__shfl_xor_sync(0xffffffffu, x.x, mask), __shfl_xor_sync(0xffffffffu, x.y, mask));
 }
 
 // acc - a b in fused multiply-adds (four for complex types, where

@@ -72,7 +72,7 @@ template <class T> Result lauum(bool upper, lint n, T *a, lint lda);
 template <class T> Result potri(bool upper, lint n, T *a, lint lda);
 
 // QR updates on the GPU, host memory in and out (qrupd_cols.cu,
-// qrupd_rows.cu); s and d.
+// qrupd_rows.cu); s, d, c and z.
 // The caller has checked the arguments and that the update has work (P >= 1;
 // delcols: J-1 < min(N-P, M-1)). Atomic: `ran` false leaves every array as
 // it came (the CPU path then runs); `resume` is unused. addrows: JOBQ = 'N'.

@@ -30,11 +30,6 @@
 namespace hqr::gpu {
 namespace {
 
-__device__ inline float neg(float x) { return -x; }
-__device__ inline double neg(double x) { return -x; }
-__device__ inline cuFloatComplex neg(cuFloatComplex x) { return make_cuFloatComplex(-x.x, -x.y); }
-__device__ inline cuDoubleComplex neg(cuDoubleComplex x) { return make_cuDoubleComplex(-x.x, -x.y); }
-
 // Shared memory of panel_qr for an mk-row panel of up to B columns: the
 // panel, T, the products v_j**H v_c, tau, beta and f.
 template <class S> constexpr std::size_t panel_qr_smem(int64_t mk, int b) {

@@ -1,6 +1,7 @@
-// The GPU side of xQRUPD_DELCOLS and xQRUPD_ADDCOLS (full Q), s and d, host
-// memory in and out; the contracts are gpu.hpp's, the machinery they share
-// with the row updates qrupd_gpu.cuh's.
+// The GPU side of xQRUPD_DELCOLS and xQRUPD_ADDCOLS (full Q), s, d, c and z
+// (Q unitary for c and z: conjugate transposes where s and d transpose),
+// host memory in and out; the contracts are gpu.hpp's, the machinery they
+// share with the row updates qrupd_gpu.cuh's.
 //
 //   delcols  only R's part that changes travels: rows J..min(M,N) of the
 //            columns after the gap (with P subdiagonals), and with JOBQ = 'U'
@@ -8,9 +9,9 @@
 //            them while the device works. Blocks of nb reflectors of length
 //            P+1 are factored by one kernel in shared memory (band_qr: R, V
 //            and the compact-WY T at once) and applied to the band's
-//            trailing columns (V^T*C, T^T*., C - V*.) and to Q (Q*V, .*T,
-//            Q - .*V^T) by cuBLAS.
-//   addcols  W = Q^T*U; W's rows below N and then the band that the new
+//            trailing columns (V^H*C, T^H*., C - V*.) and to Q (Q*V, .*T,
+//            Q - .*V^H) by cuBLAS.
+//   addcols  W = Q^H*U; W's rows below N and then the band that the new
 //            columns disturb are dense QRs on the device (factor), whose
 //            reflectors multiply Q's columns from the right as compact-WY
 //            blocks (RightBlocks), one group of Q's rows ahead of the group
@@ -47,34 +48,41 @@ constexpr std::size_t kPanelSmem = 160 * 1024;
 __host__ __device__ inline int panel_ld(int h) { return (h + 1) & ~1; }
 
 // Householder QR of one block of nr reflectors of delcols' band, in one
-// thread block. The panel has h rows (a, lda); reflector i has head row i
-// and tail rows i+1 .. min(i+p, h-1): v_i(r) = 1 at r = i, the stored tail
-// below, zero elsewhere, so V is the panel's strictly lower part. On exit:
-// R (zeros below the diagonal) in a; V, dense with its unit diagonal, in
-// v (h-by-nr, ldv); the compact-WY T (upper, tau on the diagonal) in t.
-// gw: global scratch (h-by-nr) when the panel is too large for shared memory.
+// thread block, for every element type S (the device spelling: float,
+// double, cuFloatComplex, cuDoubleComplex). The panel has h rows (a, lda);
+// reflector i has head row i and tail rows i+1 .. min(i+p, h-1): v_i(r) = 1
+// at r = i, the stored tail below, zero elsewhere, so V is the panel's
+// strictly lower part. LAPACK's xGEQR2 and xLARFT (forward, columnwise):
+// H_i = I - tau_i v_i v_i**H with beta real (xLARFG), applied as H_i**H
+// from the left (c -= conj(tau_i) v_i (v_i**H c)); T from the products
+// v_k**H v_i. On exit: R (zeros below the diagonal) in a; V, dense with its
+// unit diagonal, in v (h-by-nr, ldv); the compact-WY T (upper, tau on the
+// diagonal) in t. gw: global scratch (h-by-nr) when the panel is too large
+// for shared memory.
 // One block barrier per reflector, with a look-ahead of one: warp 0 applies
 // reflector i to column i+1 and forms reflector i+1 from it (a tail of at
 // most a few hundred elements needs no more than one warp, and warp-only
 // reductions cost no barrier) while the other warps apply reflector i to
 // the columns after, 8 lanes a column. T comes at the end: the Gram
 // products a lane each, then xLARFT's recurrence on blocks of 16 and their
-// merges.
+// merges. Sums are kept negated where that spares an operation (fms is
+// acc - a*b in fused multiply-adds).
 // Measured reasons (H100, kernels alone, 1948 reflectors at P = 100;
 // bench/results/history/update-NVIDIA-H100-80GB-HBM3-2026-11-26.txt):
 // - 8 lanes a trailing column, Gram products a lane each: 4.3 ms against 8.2 with a warp reduction
 // - blocks of 32 reflectors: 4.3 ms against 5.3 in blocks of 64
-template <class T>
+template <class S>
 __global__ void __launch_bounds__(kThreads)
-    band_qr(T *a, idx lda, int h, int nr, int p, T *v, idx ldv, T *t, idx ldt, T *gw) {
-  extern __shared__ unsigned char smem_raw[];
+    band_qr(S *a, idx lda, int h, int nr, int p, S *v, idx ldv, S *t, idx ldt, S *gw) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
   // st: T in the upper triangle (tau on the diagonal); below it, the Gram
-  // products G(j, i) = v_j^T v_i (j < i) stored at (i, j).
-  __shared__ T st[kMaxNb * kMaxNb];
-  __shared__ T sw[kMaxNb * kMaxNb / 4];  // T's merges: W, at most nr^2 / 4 entries
-  __shared__ T sbf[2];                   // beta and f of the reflector being formed
+  // products G(i, k) = v_k**H v_i (k < i) stored at (i, k).
+  __shared__ S st[kMaxNb * kMaxNb];
+  __shared__ S sw[kMaxNb * kMaxNb / 4];  // T's merges: W, at most nr^2 / 4 entries
+  __shared__ S sbf[2];                   // beta and f of the reflector being formed
+  const S zero = dev_zero(S()), one = dev_one(S());
   const int ldw = gw ? h : panel_ld(h);
-  T *w = gw ? gw : reinterpret_cast<T *>(smem_raw);
+  S *w = gw ? gw : reinterpret_cast<S *>(smem_raw);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   for (int j = warp; j < nr; j += warps)
     for (int r = lane; r < h; r += 32) w[r + j * ldw] = a[r + j * lda];
@@ -85,38 +93,38 @@ __global__ void __launch_bounds__(kThreads)
   // in double): tau goes to T's diagonal, beta to the column's head, and
   // the tail becomes v_i's.
   auto form = [&](int i) {
-    T *wi = w + i * ldw;
+    S *wi = w + i * ldw;
     const int t1 = tail1(i);
     double ssq = 0;
     for (int r = i + 1 + lane; r < t1; r += 32) {
-      const double x = wi[r];
-      ssq += x * x;
+      const double xr = re(wi[r]), xi = im(wi[r]);
+      ssq += xr * xr + xi * xi;
     }
     warp_larfg(t1, i, wi, warp_sum(ssq), st + i + i * kMaxNb, sbf, sbf + 1);
     __syncwarp();
-    const T f = sbf[1];
-    for (int r = i + 1 + lane; r < t1; r += 32) wi[r] *= f;
+    const S f = sbf[1];
+    for (int r = i + 1 + lane; r < t1; r += 32) wi[r] = mul(wi[r], f);
     if (lane == 0) wi[i] = sbf[0];
   };
-  // H_i from the left on column j by a group of g lanes (g divides 32;
+  // H_i**H from the left on column j by a group of g lanes (g divides 32;
   // gl = lane in group), every lane of the warp in the shuffles; on = the
-  // group has a column. Every lane reads the head before lane 0 of its group
-  // rewrites it: the shuffles do not order shared-memory accesses
-  // (racecheck flags them), a warp barrier does.
-  auto apply = [&](int i, int j, bool on, int g, int gl, T tau) {
-    const T *wi = w + i * ldw;
-    T *wj = w + (on ? j : i) * ldw;
+  // group has a column; ctau = conj(tau_i). Every lane reads the head before
+  // lane 0 of its group rewrites it: the shuffles do not order shared-memory
+  // accesses (racecheck flags them), a warp barrier does.
+  auto apply = [&](int i, int j, bool on, int g, int gl, S ctau) {
+    const S *wi = w + i * ldw;
+    S *wj = w + (on ? j : i) * ldw;
     const int t0 = i + 1, t1 = tail1(i);
-    T s = 0;
+    S s = zero;  // -(v_i**H c) over the tail
     if (on)
-      for (int r = t0 + gl; r < t1; r += g) s += wi[r] * wj[r];
-    for (int o = g / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-    const T head = on ? wj[i] : T(0);
+      for (int r = t0 + gl; r < t1; r += g) s = fms(s, cj(wi[r]), wj[r]);
+    for (int o = g / 2; o > 0; o >>= 1) s = add(s, shfl_xor(s, o));
+    const S head = on ? wj[i] : zero;
     __syncwarp();
     if (!on) return;
-    const T sj = tau * (s + head);
-    if (gl == 0) wj[i] = head - sj;
-    for (int r = t0 + gl; r < t1; r += g) wj[r] -= sj * wi[r];
+    const S sj = mul(ctau, sub(head, s));  // conj(tau_i) v_i**H c
+    if (gl == 0) wj[i] = sub(head, sj);
+    for (int r = t0 + gl; r < t1; r += g) wj[r] = fms(wj[r], sj, wi[r]);
   };
 
   // Warp 0 carries the critical path: reflector i on column i+1 (the whole
@@ -126,53 +134,53 @@ __global__ void __launch_bounds__(kThreads)
   if (warp == 0 && nr > 0) form(0);
   __syncthreads();
   for (int i = 0; i < nr; ++i) {
-    const T tau = st[i + i * kMaxNb];
+    const S tau = st[i + i * kMaxNb], ctau = cj(tau);
     if (warp == 0) {
       if (i + 1 < nr) {
-        if (tau != 0) apply(i, i + 1, true, 32, lane, tau);
+        if (!is_zero(tau)) apply(i, i + 1, true, 32, lane, ctau);
         __syncwarp();
         form(i + 1);
       }
-    } else if (tau != 0) {
+    } else if (!is_zero(tau)) {
       const int g = lane / kGroup, gl = lane % kGroup;
       for (int jb = i + 2 + (warp - 1) * kPerWarp; jb < nr; jb += (warps - 1) * kPerWarp)
-        apply(i, jb + g, jb + g < nr, kGroup, gl, tau);
+        apply(i, jb + g, jb + g < nr, kGroup, gl, ctau);
     }
     __syncthreads();
   }
 
-  // T as xLARFT. The Gram products G(i, k) = v_k^T v_i (k < i) =
-  // v_k(i) + V(i+1:, k)^T V(i+1:, i) (v_i(i) = 1, v_i zero above i, v_k
-  // zero below its tail): a warp per k and 32 consecutive i, a lane per
-  // product, four partial sums in flight.
+  // T as xLARFT. The Gram products G(i, k) = v_k**H v_i (k < i) =
+  // conj(v_k(i)) + V(i+1:, k)**H V(i+1:, i) (v_i(i) = 1, v_i zero above i,
+  // v_k zero below its tail): a warp per k and 32 consecutive i, a lane per
+  // product, four partial sums (negated) in flight.
   const int chunks = (nr + 31) / 32;
   for (int task = warp; task < nr * chunks; task += warps) {
     const int k = task / chunks, i = (task % chunks) * 32 + lane, r1 = tail1(k);
     if (i <= k || i >= nr) continue;
-    const T *wk = w + k * ldw, *wi = w + i * ldw;
-    T g[4] = {i < r1 ? wk[i] : T(0), T(0), T(0), T(0)};
+    const S *wk = w + k * ldw, *wi = w + i * ldw;
+    S g[4] = {i < r1 ? neg(cj(wk[i])) : zero, zero, zero, zero};
     int r = i + 1;
     for (; r + 3 < r1; r += 4)
 #pragma unroll
-      for (int q = 0; q < 4; ++q) g[q] += wk[r + q] * wi[r + q];
-    for (; r < r1; ++r) g[0] += wk[r] * wi[r];
-    st[i + k * kMaxNb] = (g[0] + g[1]) + (g[2] + g[3]);
+      for (int q = 0; q < 4; ++q) g[q] = fms(g[q], cj(wk[r + q]), wi[r + q]);
+    for (; r < r1; ++r) g[0] = fms(g[0], cj(wk[r]), wi[r]);
+    st[i + k * kMaxNb] = neg(add(add(g[0], g[1]), add(g[2], g[3])));
   }
   __syncthreads();
   // Then T by blocks of kLeaf reflectors, xLARFT's recursive form: each
-  // diagonal block by the recurrence T(r, i) = -tau_i sum_{k=r}^{i-1}
-  // T(r, k) G(i, k) (a thread per row r; rows are independent), then
-  // neighbouring blocks A, B merge: T_AB = -T_AA (V_A^T V_B) T_BB, through
-  // W = (V_A^T V_B) T_BB in sw. A thread a row, not one warp for the whole
-  // recurrence (105k cycles for a block of 64, H100,
+  // diagonal block by the recurrence T(r, i) = -tau_i sum_{k=r}^{i-1} T(r, k) G(i, k)
+  // (a thread per row r; rows are independent), then neighbouring blocks
+  // A, B merge: T_AB = -T_AA (V_A**H V_B) T_BB, through W = (V_A**H V_B) T_BB
+  // in sw. A thread a row, not one warp for the whole recurrence
+  // (105k cycles for a block of 64, H100,
   // bench/results/history/update-NVIDIA-H100-80GB-HBM3-2026-11-26.txt).
   constexpr int kLeaf = 16;
   if (int(threadIdx.x) < nr) {
     const int r = threadIdx.x, b1 = min((r / kLeaf + 1) * kLeaf, nr);
     for (int i = r + 1; i < b1; ++i) {
-      T sum = 0;
-      for (int k = r; k < i; ++k) sum += st[r + k * kMaxNb] * st[i + k * kMaxNb];
-      st[r + i * kMaxNb] = -st[i + i * kMaxNb] * sum;
+      S sum = zero;  // -sum
+      for (int k = r; k < i; ++k) sum = fms(sum, st[r + k * kMaxNb], st[i + k * kMaxNb]);
+      st[r + i * kMaxNb] = mul(st[i + i * kMaxNb], sum);
     }
   }
   __syncthreads();
@@ -184,9 +192,9 @@ __global__ void __launch_bounds__(kThreads)
       const int q = e / (half * half), kk = e % half, ii = (e / half) % half;
       const int a0 = q * 2 * half, b0 = a0 + half, k = a0 + kk, i = b0 + ii;
       if (i >= nr) continue;
-      T sum = 0;
-      for (int l = b0; l <= i; ++l) sum += st[l + k * kMaxNb] * st[l + i * kMaxNb];
-      sw[e] = sum;
+      S sum = zero;
+      for (int l = b0; l <= i; ++l) sum = fms(sum, st[l + k * kMaxNb], st[l + i * kMaxNb]);
+      sw[e] = neg(sum);
     }
     __syncthreads();
     // T(r, i) = -sum_{k = r..A1-1} T(r, k) W(k, i), r in A, i in B.
@@ -194,19 +202,19 @@ __global__ void __launch_bounds__(kThreads)
       const int q = e / (half * half), rr = e % half, ii = (e / half) % half;
       const int a0 = q * 2 * half, b0 = a0 + half, r = a0 + rr, i = b0 + ii;
       if (i >= nr) continue;
-      T sum = 0;
-      for (int k = r; k < b0; ++k) sum += st[r + k * kMaxNb] * sw[q * half * half + (k - a0) + ii * half];
-      st[r + i * kMaxNb] = -sum;
+      S sum = zero;
+      for (int k = r; k < b0; ++k) sum = fms(sum, st[r + k * kMaxNb], sw[q * half * half + (k - a0) + ii * half]);
+      st[r + i * kMaxNb] = sum;
     }
     __syncthreads();
   }
 
   for (int j = warp; j < nr; j += warps) {
-    for (int r = lane; r < nr; r += 32) t[r + j * ldt] = r <= j ? st[r + j * kMaxNb] : T(0);
+    for (int r = lane; r < nr; r += 32) t[r + j * ldt] = r <= j ? st[r + j * kMaxNb] : zero;
     for (int r = lane; r < h; r += 32) {
-      const T x = w[r + j * ldw];
-      a[r + j * lda] = r <= j ? x : T(0);
-      v[r + j * ldv] = r == j ? T(1) : r > j ? x : T(0);
+      const S x = w[r + j * ldw];
+      a[r + j * lda] = r <= j ? x : zero;
+      v[r + j * ldv] = r == j ? one : r > j ? x : zero;
     }
   }
 }
@@ -214,14 +222,15 @@ __global__ void __launch_bounds__(kThreads)
 // Launches band_qr: in shared memory where it fits.
 template <class T>
 bool launch_band_qr(Update<T> &u, T *a, idx lda, idx h, idx nr, idx p, T *v, idx ldv, T *t, idx ldt, T *gw) {
+  using S = typename Dev<T>::type;
   static std::once_flag once;
   std::call_once(once, [] {
-    cudaFuncSetAttribute(band_qr<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPanelSmem));
+    cudaFuncSetAttribute(band_qr<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPanelSmem));
   });
   const std::size_t bytes = std::size_t(panel_ld(int(h))) * nr * sizeof(T);
   const bool shared = bytes <= kPanelSmem;
-  band_qr<T><<<1, kThreads, shared ? bytes : 0, u.c_.compute_stream>>>(a, lda, int(h), int(nr), int(p), v, ldv, t,
-                                                                         ldt, shared ? nullptr : gw);
+  band_qr<S><<<1, kThreads, shared ? bytes : 0, u.c_.compute_stream>>>(dv(a), lda, int(h), int(nr), int(p), dv(v),
+                                                                         ldv, dv(t), ldt, shared ? nullptr : dv(gw));
   return u.launched();
 }
 
@@ -292,7 +301,7 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
     });
     // The device's work, then the results' way back, queued.
     auto queue = [&] {
-      zero_below<T><<<grid_cols(hr, wc), 256, 0, c.compute_stream>>>(dR, ldd, hr, wc, p);
+      zero_below<<<grid_cols(hr, wc), 256, 0, c.compute_stream>>>(dv(dR), ldd, hr, wc, p);
       if (!u.launched()) return false;
       for (idx k0 = 0; k0 < nref; k0 += nb) {
         const idx nr = std::min(nb, nref - k0), h = std::min(nr + p, hr - k0), nc = wc - k0 - nr;
@@ -323,7 +332,7 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
 }
 
 // addcols (full Q) on the device:
-//   W = Q^T*U (gemm); the rows of W below N factored (a dense QR) and Q's
+//   W = Q^H*U (gemm); the rows of W below N factored (a dense QR) and Q's
 //   columns N..M-1 multiplied by those reflectors (RightBlocks); then the band, rows
 //   J..min(M,N+P)-1 of [W R(:,J:N)] (old R's columns after the insertion,
 //   already upper triangular there but P columns to the right), factored by a
@@ -332,7 +341,7 @@ Result qrupd_delcols(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint
 // H^2*(N+P-J) for a band of H rows against P*H*(N+P-J)) but runs as one
 // dense QR and blocked reflector products at level-3 rates; the whole of Q moving both
 // ways dominates the time at the sizes where the GPU is chosen.
-// What moves: Q (all of it in, for Q^T*U; its columns from J out), U in, R's
+// What moves: Q (all of it in, for Q^H*U; its columns from J out), U in, R's
 // columns from J (their upper part) both ways. R comes back staged (atomic);
 // Q's rows then stream out, and if that fails the CPU finishes the rows left
 // with the reflectors (fetched first), so the caller still gets the update.
@@ -355,13 +364,13 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
   const std::vector<Piece> uin = pieces(0, 0, p, sizeof(T), [&](idx) { return m; });
   const std::vector<Piece> rout = pieces(0, j0, cb, sizeof(T), [&](idx c) { return std::min(c + 1, rb); });
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
-    if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
+    const std::size_t rstaged = u.staged_elems(rout);
     Context &c = u.c_;
     using RB = RightBlocks<T>;
     const std::size_t mm = std::size_t(m) * m, mp = std::size_t(m) * p, rr = std::size_t(ldd) * cb;
     const std::size_t vb = RB::elems(na, pa), vh = RB::elems(hb, kb), ss = RB::scratch(m);
     if (!u.reserve(mm + 2 * mp + rr, vb + vh + ss + std::size_t(p) + std::size_t(kb) + 192) ||
-        !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(hb, kb)))
+        !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(hb, kb) + u.host_r_elems(rstaged)))
       return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(mm), *dU = u.take_matrix(mp), *dW = u.take_matrix(mp), *dR = u.take_matrix(rr);
     T *dtau1 = u.take_work(std::size_t(p) + 1), *dtaub = u.take_work(std::size_t(kb) + 1);
@@ -374,7 +383,7 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
     typename Update<T>::Clearing clearing(u, r, ldr, j0, n + p, m);
     const T one(1), zero(0);
     if (n > j0) {  // old R's lower part was not uploaded (not referenced): zeros
-      zero_below<T><<<grid_cols(rb, n - j0), 256, 0, c.compute_stream>>>(dR + p * ldd, ldd, rb, n - j0, j0);
+      zero_below<<<grid_cols(rb, n - j0), 256, 0, c.compute_stream>>>(dv(dR + p * ldd), ldd, rb, n - j0, j0);
       if (!u.launched()) return {false, 0, u.why(), 0};
     }
     if (!u.check(blas::gemm(c.blas, blas::op_c<T>(), CUBLAS_OP_N, m, p, m, one, dQ, m, dU, m, zero, dW, m),
@@ -394,16 +403,17 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
                                    cudaMemcpyDeviceToDevice, c.compute_stream),
                  Point::copy))
       return {false, 0, u.why(), 0};
-    zero_below<T><<<grid_cols(rb, p), 256, 0, c.compute_stream>>>(dR, ldd, rb, p, n);
+    zero_below<<<grid_cols(rb, p), 256, 0, c.compute_stream>>>(dv(dR), ldd, rb, p, n);
     if (!u.launched()) return {false, 0, u.why(), 0};
     if (kb > 0) {  // the band's QR; Q(:, j0:rb) will take H
       if (!factor(u, hb, cb, dR + j0, ldd, dtaub) || !dband.form(u, hb, kb, dR + j0, ldd, dtaub, dVh, dS) ||
           !band.fetch(u, dR + j0, ldd, dtaub))
         return {false, 0, u.why(), 0};
-      zero_below<T><<<grid_cols(hb, cb), 256, 0, c.compute_stream>>>(dR + j0, ldd, hb, cb, 0);
+      zero_below<<<grid_cols(hb, cb), 256, 0, c.compute_stream>>>(dv(dR + j0), ldd, hb, cb, 0);
       if (!u.launched()) return {false, 0, u.why(), 0};
     }
     cudaEvent_t done = c.download_slots[0].dma_done;
+    u.stage_r(rstaged);
     if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
         !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
         !u.download(rout, dR, ldd, 0, j0, r, ldr) || !u.land())
@@ -428,9 +438,13 @@ Result qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r,
   });
 }
 
-template Result qrupd_addcols(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint);
-template Result qrupd_addcols(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint);
-template Result qrupd_delcols(bool, lint, lint, lint, lint, float *, lint, float *, lint);
-template Result qrupd_delcols(bool, lint, lint, lint, lint, double *, lint, double *, lint);
+#define HQR_INSTANTIATE(T)                                                                  \
+  template Result qrupd_addcols(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint); \
+  template Result qrupd_delcols(bool, lint, lint, lint, lint, T *, lint, T *, lint);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
 
 }  // namespace hqr::gpu

@@ -1,6 +1,7 @@
 // What the GPU QR updates share (qrupd_cols.cu: delcols and addcols;
-// qrupd_rows.cu: addrows with and without Q, and delrows), s and d, host
-// memory in and out; src/host/qrupd.cpp decides when they run and
+// qrupd_rows.cu: addrows with and without Q, and delrows), s, d, c and z
+// (one template; Q unitary for c and z, conjugate transposes where s and d
+// transpose), host memory in and out; src/host/qrupd.cpp decides when they run and
 // src/cpu/qrupd.cpp has the CPU kernels:
 //   Piece, pieces  rectangles of the caller's arrays, each at most one
 //                  staging slot, covering a trapezoid column by column;
@@ -158,7 +159,8 @@ template <class T> class Update {
   }
   T *take_matrix(std::size_t elems) { return take(mat_, elems); }
   T *take_work(std::size_t elems) { return take(work_, elems); }
-  // Pinned host memory for the reflectors (HostReflectors), carved in order.
+  // Pinned host memory for the reflectors (HostReflectors) and, where it
+  // needs it, R's staging (stage_r), carved in order.
   bool reserve_host(std::size_t elems) {
     if (!c_.reflectors.reserve((elems + 256) * sizeof(T))) {
       failed_ = true;
@@ -205,7 +207,7 @@ template <class T> class Update {
   }
   bool fits(std::size_t elems) const { return elems * sizeof(T) <= c_.staging_memory.size(); }
   bool download(const std::vector<Piece> &ps, const T *d, idx ldd, idx dr0, idx dc0, T *h, idx ldh) {
-    T *base = static_cast<T *>(c_.staging_memory.get());
+    T *base = stage_ ? stage_ : static_cast<T *>(c_.staging_memory.get());
     for (const Piece &pc : ps) {
       if (!check(cudaMemcpy2DAsync(base + staged_, pc.m * sizeof(T), d + (pc.r0 - dr0) + (pc.c0 - dc0) * ldd,
                                    ldd * sizeof(T), pc.m * sizeof(T), pc.n, cudaMemcpyDeviceToHost,
@@ -261,10 +263,17 @@ template <class T> class Update {
     std::thread t_;
   };
 
-  // Staged output must leave the download slots free for stream_rows
-  // (the staged pieces start at the upload slots, which are idle by then).
-  static bool fits_beside_slots(std::size_t elems) {
-    return elems * sizeof(T) <= std::size_t(Context::kSlots) * Context::kSlotBytes;
+  // R's staging where Q's rows stream out after it (stream_rows): the
+  // download slots must stay free, so R goes to the upload slots (idle by
+  // then, the staging's first half) where it fits, else to pinned host
+  // memory after the reflectors: reserve_host counts host_r_elems(elems)
+  // more, and stage_r(elems) comes before R's download. R's upper trapezoid
+  // of 4096 columns is 67 MB in d, 134 MB in z, beside the slots' 96 MiB.
+  static std::size_t host_r_elems(std::size_t elems) {
+    return elems * sizeof(T) <= std::size_t(Context::kSlots) * Context::kSlotBytes ? 0 : elems + 64;
+  }
+  void stage_r(std::size_t elems) {
+    if (host_r_elems(elems) > 0) stage_ = take_host(elems);
   }
 
   // Device rows -> the caller's rows (nrows-by-ncols, d at the first row
@@ -396,6 +405,7 @@ template <class T> class Update {
   bool failed_ = false;
   const char *why_ = nullptr;
   T *mat_ = nullptr, *work_ = nullptr, *host_ = nullptr;
+  T *stage_ = nullptr;  // download()'s staging when not the context's (stage_r)
   std::size_t staged_ = 0;
   int uploads_ = 0;  // pieces uploaded so far (slot rotation)
   std::vector<Out> outs_;
@@ -430,7 +440,7 @@ template <class T> struct HostReflectors {
     lint info = 0, lw = -1;
     T query{};
     next::ormqr<T>("R", "N", &mm, &nn, &kk, v, &ldv, tau, q + col0 * ldq, &ld, &query, &lw, &info);
-    lw = std::max<lint>(1, lint(query));
+    lw = std::max<lint>(1, lint(std::real(query)));
     std::vector<T> work(static_cast<std::size_t>(lw));
     next::ormqr<T>("R", "N", &mm, &nn, &kk, v, &ldv, tau, q + col0 * ldq, &ld, work.data(), &lw, &info);
   }

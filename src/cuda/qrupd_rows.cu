@@ -1,5 +1,6 @@
 // The GPU side of xQRUPD_ADDROWS (with and without Q) and xQRUPD_DELROWS,
-// s and d, host memory in and out; the contracts are gpu.hpp's, the
+// s, d, c and z (Q unitary for c and z: conjugate transposes where s and d
+// transpose), host memory in and out; the contracts are gpu.hpp's, the
 // machinery they share with the column updates qrupd_gpu.cuh's.
 //
 //   addrows    (JOBQ = 'N') R's upper trapezoid (min(M,N) rows) and the P
@@ -9,8 +10,8 @@
 //              min(M,N)+P columns of Q extended by the identity rows of the
 //              new rows (only those columns travel); Q's other columns only
 //              move, on the host, while the device works.
-//   delrows    one dense QR of [Q_d^T R] (Q_d: the deleted rows of Q) gives
-//              the orthogonal G that turns Q_d into [D 0] and R into the
+//   delrows    one dense QR of [Q_d^H R] (Q_d: the deleted rows of Q) gives
+//              the unitary G that turns Q_d into [D 0] and R into the
 //              new R; Q's rows are multiplied by G as they leave.
 // The dense QRs are the hybrid geqrf's factorization on the device
 // (factor: CholeskyQR2 panels), except in delrows, where cuSOLVER's geqrf
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "cuda/blas.cuh"
+#include "cuda/cusolver_q.cuh"
 #include "cuda/qr_kernels.cuh"
 #include "cuda/qrupd_gpu.cuh"
 
@@ -30,25 +32,10 @@ namespace {
 
 // a(i, c) = (r0 + i - j0 == c0 + c - k) over rows x cols: the identity
 // block E of addrows' extended Q (rows j0.., columns k..), zeros beside it.
-template <class T> __global__ void unit_cross(T *a, idx lda, idx rows, idx cols, idx j0, idx k, idx r0, idx c0) {
+template <class S> __global__ void unit_cross(S *a, idx lda, idx rows, idx cols, idx j0, idx k, idx r0, idx c0) {
   for (idx c = blockIdx.y; c < cols; c += gridDim.y)
     for (idx i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += idx(gridDim.x) * blockDim.x)
-      a[i + c * lda] = r0 + i - j0 == c0 + c - k ? T(1) : T(0);
-}
-
-// cuSOLVER's geqrf by type (delrows: its QRs run while Q comes in).
-cusolverStatus_t geqrf_size(cusolverDnHandle_t h, int m, int n, float *a, int lda, int *lw) {
-  return cusolverDnSgeqrf_bufferSize(h, m, n, a, lda, lw);
-}
-cusolverStatus_t geqrf_size(cusolverDnHandle_t h, int m, int n, double *a, int lda, int *lw) {
-  return cusolverDnDgeqrf_bufferSize(h, m, n, a, lda, lw);
-}
-cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, float *a, int lda, float *tau, float *w, int lw, int *info) {
-  return cusolverDnSgeqrf(h, m, n, a, lda, tau, w, lw, info);
-}
-cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, double *a, int lda, double *tau, double *w, int lw,
-                       int *info) {
-  return cusolverDnDgeqrf(h, m, n, a, lda, tau, w, lw, info);
+      a[i + c * lda] = r0 + i - j0 == c0 + c - k ? dev_one(S()) : dev_zero(S());
 }
 
 // Q's columns k..m-1 of addrows only move: to k+p..mp-1, with zero rows
@@ -111,7 +98,7 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
       return {false, 0, u.why(), 0};
     u.mark("uploaded");
     if (k > 0) {  // R's lower part was not uploaded (not referenced): zeros
-      zero_below<T><<<grid_cols(k, n), 256, 0, c.compute_stream>>>(dZ, ldz, k, n, 0);
+      zero_below<<<grid_cols(k, n), 256, 0, c.compute_stream>>>(dv(dZ), ldz, k, n, 0);
       if (!u.launched()) return {false, 0, u.why(), 0};
     }
     // Below the new R's diagonal, down to row m+p-1, the caller's R holds
@@ -125,7 +112,7 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
     const bool factored = factor(u, kp, n, dZ, ldz, dtau);
     clearing.wait();
     if (!factored) return {false, 0, u.why(), 0};
-    zero_below<T><<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dZ, ldz, kp, n, 0);
+    zero_below<<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dv(dZ), ldz, kp, n, 0);
     u.mark("factored");
     cudaEvent_t done = c.download_slots[0].dma_done;
     if (!u.launched() || !u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
@@ -138,12 +125,12 @@ Result qrupd_addrows(lint m_, lint n_, lint p_, T *r, lint ldr_, T *uh, lint ldu
 }
 
 // delrows on the device. Q's rows j0..j0+p-1 (Q_d) must become [D 0]
-// (D diagonal, +-1) under an orthogonal G from the right, with G^T*R upper
+// (D diagonal, |d_ii| = 1) under a unitary G from the right, with G^H*R upper
 // triangular from row p on. Q's columns N..M-1 meet only R's zero rows: an
-// LQ of Q_d(:, N:M) (a QR of its transpose) clears them. What is left,
-// G on columns 0..K-1 (K = min(M, N+P)), comes from one dense QR of
-//   Z = [Q_d(:, 0:K)^T  R(0:K, :)]      (K-by-(P+N)):
-// G^T*Z upper trapezoidal makes Q_d*G = [S^T 0] and G^T*R's rows from p on
+// LQ of Q_d(:, N:M) (a QR of its conjugate transpose) clears them. What is
+// left, G on columns 0..K-1 (K = min(M, N+P)), comes from one dense QR of
+//   Z = [Q_d(:, 0:K)^H  R(0:K, :)]      (K-by-(P+N)):
+// G^H*Z upper trapezoidal makes Q_d*G = [S^H 0] and G^H*R's rows from p on
 // upper trapezoidal: they are the new R. Q's new factor is (Q*G) without
 // the deleted rows and its first p columns. All of Q moves both ways, R's
 // upper part both ways; R staged, Q streamed by rows as for addcols.
@@ -163,19 +150,19 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
   const std::vector<Piece> rin = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kz); });
   const std::vector<Piece> rout = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kz - p); });
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
-    if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
+    const std::size_t rstaged = u.staged_elems(rout);
     Context &c = u.c_;
     int lw1 = 0, lw3 = 0;
     T *none = nullptr;
-    if ((pa > 0 && !u.check(geqrf_size(c.solver, int(na), int(p), none, int(na), &lw1), Point::kernel)) ||
-        !u.check(geqrf_size(c.solver, int(kz), int(cz), none, int(ldz), &lw3), Point::kernel))
+    if ((pa > 0 && !u.check(geqrf_work(c.solver, int(na), int(p), none, int(na), &lw1), Point::kernel)) ||
+        !u.check(geqrf_work(c.solver, int(kz), int(cz), none, int(ldz), &lw3), Point::kernel))
       return {false, 0, u.why(), 0};
     using RB = RightBlocks<T>;
     const std::size_t lw = std::size_t(std::max({lw1, lw3, 1}));
     const std::size_t mm = std::size_t(m) * m, zz = std::size_t(ldz) * cz, xx = std::size_t(na) * p;
     const std::size_t dd = std::size_t(p) * m, vb = RB::elems(na, pa), vz = RB::elems(kz, kz), ss = RB::scratch(m);
     if (!u.reserve(mm + zz, dd + xx + lw + vb + vz + ss + std::size_t(p) + std::size_t(kz) + 320) ||
-        !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(kz, kz)))
+        !u.reserve_host(HostReflectors<T>::elems(na, pa) + HostReflectors<T>::elems(kz, kz) + u.host_r_elems(rstaged)))
       return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(mm), *dZ = u.take_matrix(zz);
     T *dQd = u.take_work(dd), *dX = u.take_work(xx + 1), *dwork = u.take_work(lw);
@@ -188,14 +175,14 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
         !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
       return {false, 0, u.why(), 0};
     if (n > 0) {  // R's lower part was not uploaded (not referenced): zeros
-      zero_below<T><<<grid_cols(kz, n), 256, 0, c.compute_stream>>>(dZ + p * ldz, ldz, kz, n, 0);
+      zero_below<<<grid_cols(kz, n), 256, 0, c.compute_stream>>>(dv(dZ + p * ldz), ldz, kz, n, 0);
       if (!u.launched()) return {false, 0, u.why(), 0};
     }
     // Q's rows are multiplied by G (below's reflectors, then band's) row
     // group by row group as they leave (stream_rows).
     HostReflectors<T> below{n, na, pa}, band{0, kz, kz};
     RB dbelow, dband;
-    if (pa > 0) {  // X = Q_d(:, n:m)^T = H*[S; 0];  Q_d(:, n:m) <- Q_d(:, n:m) * H
+    if (pa > 0) {  // X = Q_d(:, n:m)^H = H*[S; 0];  Q_d(:, n:m) <- Q_d(:, n:m) * H
       if (!u.check(blas::geam(c.blas, blas::op_c<T>(), na, p, dQd + n * p, p, dX, na), Point::kernel) ||
           !u.check(geqrf(c.solver, int(na), int(p), dX, int(na), dtau1, dwork, int(lw), dinfo), Point::kernel) ||
           !dbelow.form(u, na, pa, dX, na, dtau1, dVb, dS) || !dbelow.apply(u, p, dQd + n * p, p, dS))
@@ -211,10 +198,11 @@ template <class T> Result qrupd_delrows(lint m_, lint n_, lint p_, lint j0_, T *
     u.mark("uploaded");
     typename Update<T>::Clearing clearing(u, r, ldr, 0, n, mo);
     if ((pa > 0 && !below.fetch(u, dX, na, dtau1)) || !band.fetch(u, dZ, ldz, dtauz)) return {false, 0, u.why(), 0};
-    zero_below<T><<<grid_cols(kz, cz), 256, 0, c.compute_stream>>>(dZ, ldz, kz, cz, 0);
+    zero_below<<<grid_cols(kz, cz), 256, 0, c.compute_stream>>>(dv(dZ), ldz, kz, cz, 0);
     if (!u.launched()) return {false, 0, u.why(), 0};
     cudaEvent_t done = c.download_slots[0].dma_done;
     T *dRn = dZ + p + p * ldz;  // the new R: Z's rows p.., columns p..
+    u.stage_r(rstaged);
     if (!u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) ||
         !u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) ||
         (n > 0 && !u.download(rout, dRn, ldz, 0, 0, r, ldr)) || !u.land())
@@ -282,11 +270,12 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
   const std::vector<Piece> uin = pieces(0, 0, n, sizeof(T), all(p));
   const std::vector<Piece> rout = pieces(0, 0, n, sizeof(T), [&](idx c) { return std::min(c + 1, kp); });
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
-    if (!u.fits_beside_slots(u.staged_elems(rout))) return {false, 0, "R larger than the GPU path's pinned staging", 0};
+    const std::size_t rstaged = u.staged_elems(rout);
     Context &c = u.c_;
     using RB = RightBlocks<T>;
     const std::size_t qq = std::size_t(mp) * kp, zz = std::size_t(ldz) * n, vz = RB::elems(kp, kz), ss = RB::scratch(mp);
-    if (!u.reserve(qq + zz, vz + ss + std::size_t(kz) + 192) || !u.reserve_host(HostReflectors<T>::elems(kp, kz)))
+    if (!u.reserve(qq + zz, vz + ss + std::size_t(kz) + 192) ||
+        !u.reserve_host(HostReflectors<T>::elems(kp, kz) + u.host_r_elems(rstaged)))
       return {false, 0, u.why(), 0};
     T *dQ = u.take_matrix(qq), *dZ = u.take_matrix(zz);
     T *dtau = u.take_work(std::size_t(kz) + 1), *dVz = u.take_work(vz), *dS = u.take_work(ss);
@@ -300,9 +289,9 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
     typename Update<T>::Clearing clearing(u, r, ldr, 0, n, mp, &c.download_copies);
     // E: rows j0..j0+p-1 of Q's columns and columns k..k+p-1 of Qe; R's
     // rows below its diagonal (not uploaded) zero.
-    unit_cross<T><<<grid_cols(p, k), 256, 0, c.compute_stream>>>(dQ + j0, mp, p, k, j0, k, j0, 0);
-    unit_cross<T><<<grid_cols(mp, p), 256, 0, c.compute_stream>>>(dQ + k * mp, mp, mp, p, j0, k, 0, k);
-    zero_below<T><<<grid_cols(k, n), 256, 0, c.compute_stream>>>(dZ, ldz, k, n, 0);
+    unit_cross<<<grid_cols(p, k), 256, 0, c.compute_stream>>>(dv(dQ + j0), mp, p, k, j0, k, j0, 0);
+    unit_cross<<<grid_cols(mp, p), 256, 0, c.compute_stream>>>(dv(dQ + k * mp), mp, mp, p, j0, k, 0, k);
+    zero_below<<<grid_cols(k, n), 256, 0, c.compute_stream>>>(dv(dZ), ldz, k, n, 0);
     // All of Q's k+p columns at once: the host's move below takes longer.
     RB dz;
     bool ran = u.launched() && factor(u, kp, n, dZ, ldz, dtau) && dz.form(u, kp, kz, dZ, ldz, dtau, dVz, dS) &&
@@ -314,7 +303,8 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
     HostReflectors<T> band{0, kp, kz};
     ran = ran && band.fetch(u, dZ, ldz, dtau);
     if (ran) {
-      zero_below<T><<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dZ, ldz, kp, n, 0);
+      u.stage_r(rstaged);
+      zero_below<<<grid_cols(kp, n), 256, 0, c.compute_stream>>>(dv(dZ), ldz, kp, n, 0);
       cudaEvent_t done = c.download_slots[0].dma_done;
       ran = u.launched() && u.check(cudaEventRecord(done, c.compute_stream), Point::kernel) &&
             u.check(cudaStreamWaitEvent(c.download_stream, done, 0), Point::sync) &&
@@ -356,11 +346,14 @@ Result qrupd_addrows_q(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *
   });
 }
 
-template Result qrupd_addrows_q(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint);
-template Result qrupd_addrows_q(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint);
-template Result qrupd_delrows(lint, lint, lint, lint, float *, lint, float *, lint);
-template Result qrupd_delrows(lint, lint, lint, lint, double *, lint, double *, lint);
-template Result qrupd_addrows(lint, lint, lint, float *, lint, float *, lint);
-template Result qrupd_addrows(lint, lint, lint, double *, lint, double *, lint);
+#define HQR_INSTANTIATE(T)                                                                    \
+  template Result qrupd_addrows_q(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint); \
+  template Result qrupd_delrows(lint, lint, lint, lint, T *, lint, T *, lint);              \
+  template Result qrupd_addrows(lint, lint, lint, T *, lint, T *, lint);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
 
 }  // namespace hqr::gpu

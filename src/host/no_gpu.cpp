@@ -48,16 +48,17 @@ template <class T> Result qrupd_delrows(lint, lint, lint, lint, T *, lint, T *, 
 template <class T> Result qrupd_addrows_q(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint) {
   return {false, 0, "built without CUDA", 0};
 }
-template Result qrupd_addrows_q(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint);
-template Result qrupd_addrows_q(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint);
-template Result qrupd_addcols(lint, lint, lint, lint, float *, lint, float *, lint, float *, lint);
-template Result qrupd_addcols(lint, lint, lint, lint, double *, lint, double *, lint, double *, lint);
-template Result qrupd_delrows(lint, lint, lint, lint, float *, lint, float *, lint);
-template Result qrupd_delrows(lint, lint, lint, lint, double *, lint, double *, lint);
-template Result qrupd_delcols(bool, lint, lint, lint, lint, float *, lint, float *, lint);
-template Result qrupd_delcols(bool, lint, lint, lint, lint, double *, lint, double *, lint);
-template Result qrupd_addrows(lint, lint, lint, float *, lint, float *, lint);
-template Result qrupd_addrows(lint, lint, lint, double *, lint, double *, lint);
+#define HQR_INSTANTIATE(T)                                                                    \
+  template Result qrupd_addrows_q(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint); \
+  template Result qrupd_addcols(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint);   \
+  template Result qrupd_delrows(lint, lint, lint, lint, T *, lint, T *, lint);              \
+  template Result qrupd_delcols(bool, lint, lint, lint, lint, T *, lint, T *, lint);        \
+  template Result qrupd_addrows(lint, lint, lint, T *, lint, T *, lint);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
 }  // namespace gpu
 }  // namespace hqr
 

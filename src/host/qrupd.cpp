@@ -34,9 +34,10 @@
 // would run); adding rows with Q likewise (a dense QR of [R; U]).
 //
 // c and z (Q unitary, conjugate transposes where s and d transpose): one
-// template with the real routines, the same checks and update-or-refactor
-// choice; the GPU side is real-only for now, so c and z always run on the
-// CPU (HQR_VERBOSE: "GPU path for c/z: not yet"; ABI.md section 5).
+// template with the real routines, on the CPU and on the GPU alike: the
+// same checks, the same update-or-refactor choice and the same cost model,
+// its operation counts times four (a complex multiply-add is four real
+// ones, as LAPACK counts them) and its bytes sizeof(T) an element.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -70,7 +71,7 @@ double refactor_flops(double mu, double nu, double rows, double m, double n) {
   return form_flops(rows, m, n) + geqrf_flops(mu, nu) + orgqr_flops(mu, std::min(mu, nu));
 }
 
-// The updates: Q^T*U, the Householder QR below row N applied to Q, P Givens
+// The updates: Q^H*U, the Householder QR below row N applied to Q, P Givens
 // passes over the trailing columns and Q.
 double addcols_flops(double m, double n, double p, double j0) {
   const double below = std::max(0.0, m - n), na = std::min(p, below), tail = n - j0;
@@ -90,6 +91,9 @@ double addrows_flops(bool wantq, double m, double n, double p) {
 }
 // P Givens passes over Q's columns and R's rows.
 double delrows_flops(double m, double n, double p) { return p * (6 * m * m + 3 * m * n); }
+
+// The counts above in real operations for T: four a complex one.
+template <class T> constexpr double kOps = is_complex<T> ? 4.0 : 1.0;
 
 char jobq_char(const char *jobq) { return lsame(jobq, 'U') ? 'U' : 'N'; }
 
@@ -114,8 +118,7 @@ struct GpuChoice {
   bool gpu;
   const char *why;  // why the CPU runs
 };
-template <class T> GpuChoice gpu_choice(long size, double t_cpu, double t_gpu) {
-  if (is_complex<T>) return {false, "GPU path for c/z: not yet"};
+GpuChoice gpu_choice(long size, double t_cpu, double t_gpu) {
   const long forced = config::gpu_min_n();
   if (forced >= 0) {
     if (size < forced) return {false, "below HQR_GPU_MIN_N"};
@@ -165,36 +168,39 @@ double gpu_dense_time(double bytes, double flops, int solver_calls) {
 // Right-side ormqr: an m-by-n block times k reflectors of order n.
 double ormqr_right_flops(double m, double n, double k) { return 4 * m * n * k - 2 * m * k * k; }
 
-// The device's work and traffic for addcols (qrupd_cols.cu): Q^T*U, the QR
+// The device's work and traffic for addcols (qrupd_cols.cu): Q^H*U, the QR
 // below row N applied to Q, the band's QR (rows J..min(M,N+P)) applied to Q.
-double addcols_gpu_time(double elem, double m, double n, double p, double j0) {
+template <class T> double addcols_gpu_time(double m, double n, double p, double j0) {
+  constexpr double elem = sizeof(T);
   const double na = std::max(0.0, m - n), pa = std::min(p, na), rb = std::min(m, n + p);
   const double hb = std::max(0.0, rb - j0), cb = n + p - j0, kb = hb > 1 ? std::min(hb, cb) : 0.0;
   const double flops = 2 * m * m * p + (pa > 0 ? geqrf_flops(na, p) + ormqr_right_flops(m, na, pa) : 0.0) +
                        (kb > 0 ? geqrf_flops(hb, cb) + ormqr_right_flops(m, hb, kb) : 0.0);
   const double bytes = elem * (m * m + m * p + 2 * cb * rb + m * (m - std::min(j0, m)) + na * pa + hb * kb);
-  return gpu_dense_time(bytes, flops, 4);
+  return gpu_dense_time(bytes, kOps<T> * flops, 4);
 }
 // addrows with Q: the dense QR of Z = [R(0:k, :); U] (k = min(M,N)) and
 // its reflectors applied to the first k+P columns of the grown Q; Q's
 // other columns move on the host (min(P, 16) chains at once, kHostMove
 // each) while the device computes.
 constexpr double kHostMove = 4e9;
-double addrows_q_gpu_time(double elem, double m, double n, double p) {
+template <class T> double addrows_q_gpu_time(double m, double n, double p) {
+  constexpr double elem = sizeof(T);
   const double k = std::min(m, n), kp = k + p, kz = std::min(kp, n), mp = m + p;
   const double flops = geqrf_flops(kp, n) + ormqr_right_flops(mp, kp, kz);
   const double bytes = elem * (m * k + mp * kp + p * n + (k * n - k * k / 2) + kp * n + kp * kz);
   const double move = elem * m * (m - k) / (kHostMove * std::min(p, 16.0));
-  return gpu_dense_time(bytes, 0, 2) + std::max(move, flops / kGpuDense);
+  return gpu_dense_time(bytes, 0, 2) + std::max(move, kOps<T> * flops / kGpuDense);
 }
 // delrows: the LQ of the deleted rows' part right of N, the dense QR of
-// Z = [Q_d(:, 0:K)^T R(0:K, :)] (K = min(M, N+P)), both applied to Q.
-double delrows_gpu_time(double elem, double m, double n, double p) {
+// Z = [Q_d(:, 0:K)^H R(0:K, :)] (K = min(M, N+P)), both applied to Q.
+template <class T> double delrows_gpu_time(double m, double n, double p) {
+  constexpr double elem = sizeof(T);
   const double na = std::max(0.0, m - n), pa = std::min(p, na), kz = std::min(m, n + p), mo = m - p;
   const double flops = (pa > 0 ? geqrf_flops(na, p) + ormqr_right_flops(m, na, pa) : 0.0) + geqrf_flops(kz, p + n) +
                        ormqr_right_flops(m, kz, kz);
   const double bytes = elem * (m * m + mo * mo + 2 * kz * n + na * pa + kz * kz);
-  return gpu_dense_time(bytes, flops, 4);
+  return gpu_dense_time(bytes, kOps<T> * flops, 4);
 }
 // The GPU's time: bytes both ways, blocks of 32-64 reflectors, flops.
 double gpu_time(double bytes, double reflectors, double flops, double zero_bytes) {
@@ -231,8 +237,8 @@ void qrupd_addcols(const lint *m, const lint *n, const lint *p, const lint *j, T
   Plan pl{false, 1};
   double flops = 0;
   if (*p > 0 && *m > 0) {
-    const double update = addcols_flops(*m, *n, *p, *j - 1);
-    const double refactor = refactor_flops(*m, *n + *p, *m, *m, *n);
+    const double update = kOps<T> * addcols_flops(*m, *n, *p, *j - 1);
+    const double refactor = kOps<T> * refactor_flops(*m, *n + *p, *m, *m, *n);
     pl = plan(update, refactor, lwmin, cpu::qrupd_addcols_lwopt(*m, *n, *p),
               cpu::qrupd_refactor_lwork(*m, *n + *p, *m, *n), lwork);
     flops = pl.refactor ? refactor : update;
@@ -243,12 +249,11 @@ void qrupd_addcols(const lint *m, const lint *n, const lint *p, const lint *j, T
   Trace trace(name, flops);
   trace.args("m=%ld n=%ld p=%ld j=%ld", long(*m), long(*n), long(*p), long(*j));
   const double rate = pl.refactor || *lwork >= cpu::qrupd_addcols_lwopt(*m, *n, *p) ? kCpuBlocked : kCpuDirect;
-  GpuChoice g = gpu_choice<T>(std::max(*m, *n + *p), cpu_time(flops, rate, 0),
-                           addcols_gpu_time(sizeof(T), *m, *n, *p, *j - 1));
-  if constexpr (!is_complex<T>)  // the GPU update is real-only: c, z run on the CPU
-    if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
-                      [&] { return gpu::qrupd_addcols(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
-      return;
+  GpuChoice g =
+      gpu_choice(std::max(*m, *n + *p), cpu_time(flops, rate, 0), addcols_gpu_time<T>(*m, *n, *p, *j - 1));
+  if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
+                    [&] { return gpu::qrupd_addcols(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
+    return;
   trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_addcols_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work);
@@ -287,7 +292,7 @@ void qrupd_delcols(const char *jobq, const lint *m, const lint *n, const lint *p
   work[0] = lwork_value<T>(lwopt);
   if (*lwork == -1 || *p == 0 || *m == 0) return;
 
-  const double flops = delcols_flops(wantq, *m, *n, *p, *j - 1);
+  const double flops = kOps<T> * delcols_flops(wantq, *m, *n, *p, *j - 1);
   Trace trace(name, flops);
   trace.args("jobq=%c m=%ld n=%ld p=%ld j=%ld", jobq_char(jobq), long(*m), long(*n), long(*p), long(*j));
   // The band (rows J.., P subdiagonals) both ways, and Q's columns J..min(M,N).
@@ -298,13 +303,12 @@ void qrupd_delcols(const char *jobq, const lint *m, const lint *n, const lint *p
     const double bytes = sizeof(T) * (wc * (hr + *p) + (wantq ? 2.0 * *m * hr : 0.0));
     const bool blocked = *lwork >= cpu::qrupd_delcols_lwopt(wantq, *m, *n, *p, *j - 1);
     const double zero = sizeof(T) * wc * std::max(0.0, double(*m) - rend);
-    g = gpu_choice<T>(std::max(*m, *n), cpu_time(flops, wantq && blocked ? kCpuBlocked : kCpuDirect, zero),
+    g = gpu_choice(std::max(*m, *n), cpu_time(flops, wantq && blocked ? kCpuBlocked : kCpuDirect, zero),
                    gpu_time(bytes, std::min(hr, wc), flops, zero));
   }
-  if constexpr (!is_complex<T>)  // the GPU update is real-only: c, z run on the CPU
-    if (ran_on_gpu<T>(g, trace, work, lwopt,
-                      [&] { return gpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr); }))
-      return;
+  if (ran_on_gpu<T>(g, trace, work, lwopt,
+                    [&] { return gpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr); }))
+    return;
   trace.path(path_name(false), g.why);
   cpu::qrupd_delcols(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, work, *lwork);
   work[0] = lwork_value<T>(lwopt);
@@ -342,9 +346,9 @@ void qrupd_addrows(const char *jobq, const lint *m, const lint *n, const lint *p
   Plan pl{false, 1};
   double flops = 0;
   if (*p > 0) {
-    const double update = addrows_flops(wantq, *m, *n, *p);
+    const double update = kOps<T> * addrows_flops(wantq, *m, *n, *p);
     // Without Q only R is wanted: the update never costs more.
-    const double refactor = wantq ? refactor_flops(*m + *p, *n, *m, *m, *n) : update;
+    const double refactor = wantq ? kOps<T> * refactor_flops(*m + *p, *n, *m, *m, *n) : update;
     pl = plan(update, refactor, lwmin, cpu::qrupd_addrows_lwopt(wantq, *m, *n, *p),
               wantq ? cpu::qrupd_refactor_lwork(*m + *p, *n, *m, *n) : 1, lwork);
     flops = pl.refactor ? refactor : update;
@@ -357,20 +361,18 @@ void qrupd_addrows(const char *jobq, const lint *m, const lint *n, const lint *p
   GpuChoice g{false, "nothing left"};
   if (wantq && *m > 0 && *n > 0) {
     const double rate = pl.refactor || *lwork >= cpu::qrupd_addrows_lwopt(wantq, *m, *n, *p) ? kCpuBlocked : kCpuDirect;
-    g = gpu_choice<T>(std::max(*m + *p, *n), cpu_time(flops, rate, 0), addrows_q_gpu_time(sizeof(T), *m, *n, *p));
-    if constexpr (!is_complex<T>)  // the GPU update is real-only: c, z run on the CPU
-      if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
-                        [&] { return gpu::qrupd_addrows_q(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
-        return;
+    g = gpu_choice(std::max(*m + *p, *n), cpu_time(flops, rate, 0), addrows_q_gpu_time<T>(*m, *n, *p));
+    if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
+                      [&] { return gpu::qrupd_addrows_q(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
+      return;
   } else if (!wantq && !pl.refactor && *n > 0) {  // the device: the dense QR of [R(0:k, :); U]
     const double k = std::min(*m, *n), kp = k + *p;
     const double bytes = sizeof(T) * ((k * *n - k * k / 2) + double(*p) * *n + (kp * *n - kp * kp / 2));
     const double zero = sizeof(T) * double(*n) * std::max(0.0, double(*m) + *p - k);
-    g = gpu_choice<T>(std::max(*m + *p, *n), cpu_time(flops, kCpuBlocked, zero),
-                   gpu_dense_time(bytes, geqrf_flops(kp, *n), 1) + zero / kGpuZero);
+    g = gpu_choice(std::max(*m + *p, *n), cpu_time(flops, kCpuBlocked, zero),
+                   gpu_dense_time(bytes, kOps<T> * geqrf_flops(kp, *n), 1) + zero / kGpuZero);
   }
-  if constexpr (!is_complex<T>)  // the GPU update is real-only: c, z run on the CPU
-    if (ran_on_gpu<T>(g, trace, work, pl.lwopt, [&] { return gpu::qrupd_addrows(*m, *n, *p, r, *ldr, u, *ldu); })) return;
+  if (ran_on_gpu<T>(g, trace, work, pl.lwopt, [&] { return gpu::qrupd_addrows(*m, *n, *p, r, *ldr, u, *ldu); })) return;
   trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_addrows_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work);
@@ -405,8 +407,8 @@ void qrupd_delrows(const lint *m, const lint *n, const lint *p, const lint *j, T
   Plan pl{false, 1};
   double flops = 0;
   if (*p > 0) {
-    const double update = delrows_flops(*m, *n, *p);
-    const double refactor = refactor_flops(*m - *p, *n, *m - *p, *m, *n);
+    const double update = kOps<T> * delrows_flops(*m, *n, *p);
+    const double refactor = kOps<T> * refactor_flops(*m - *p, *n, *m - *p, *m, *n);
     pl = plan(update, refactor, lwmin, cpu::qrupd_delrows_lwopt(*m, *n, *p),
               cpu::qrupd_refactor_lwork(*m - *p, *n, *m, *n), lwork);
     flops = pl.refactor ? refactor : update;
@@ -419,12 +421,10 @@ void qrupd_delrows(const lint *m, const lint *n, const lint *p, const lint *j, T
   GpuChoice g{false, "nothing left"};
   if (*m > *p) {
     const double rate = pl.refactor || *lwork >= cpu::qrupd_delrows_lwopt(*m, *n, *p) ? kCpuBlocked : kCpuDirect;
-    g = gpu_choice<T>(std::max(*m, *n), cpu_time(flops, rate, 0), delrows_gpu_time(sizeof(T), *m, *n, *p));
+    g = gpu_choice(std::max(*m, *n), cpu_time(flops, rate, 0), delrows_gpu_time<T>(*m, *n, *p));
   }
-  if constexpr (!is_complex<T>)  // the GPU update is real-only: c, z run on the CPU
-    if (ran_on_gpu<T>(g, trace, work, pl.lwopt,
-                      [&] { return gpu::qrupd_delrows(*m, *n, *p, *j - 1, q, *ldq, r, *ldr); }))
-      return;
+  if (ran_on_gpu<T>(g, trace, work, pl.lwopt, [&] { return gpu::qrupd_delrows(*m, *n, *p, *j - 1, q, *ldq, r, *ldr); }))
+    return;
   trace.path(path_name(pl.refactor), g.why);
   if (pl.refactor)
     cpu::qrupd_delrows_refactor(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, work);
