@@ -17,7 +17,8 @@
 #   make bench      the benchmark programs (CUDA; scripts/bench* run them)
 #   make wheel      dist/hqr-<version>-py3-none-manylinux_2_<N>_x86_64.whl: the
 #                   Python package hqr (python/) with libhqr.so and libhqr64.so
-#                   (and, from a CUDA build, a CPU-only pair to fall back to)
+#                   linked without the system LAPACK (and, from a CUDA build, a
+#                   CPU-only pair to fall back to)
 #   make install PREFIX=/usr/local  (with lib/pkgconfig/hqr.pc, hqr64.pc and
 #                   lib/cmake/hqr/hqrConfig.cmake: find_package(hqr), hqr::hqr)
 #
@@ -127,9 +128,15 @@ $(BUILD)/gen/scipy_names_%.ld: scripts/gen-scipy-names.sh
 $(BUILD)/gen/scipy_names_lp64.ld: $(filter-out %/forward_stubs.o,$(OBJ_LP64))
 $(BUILD)/gen/scipy_names_ilp64.ld: $(filter-out %/forward_stubs.o,$(OBJ_ILP64))
 
-# link_lib <soname> <objects> <system LAPACK/BLAS>
+# link_lib <soname> <objects> <system LAPACK/BLAS, or nothing>
+# With the system LAPACK (make's libraries): linked --no-as-needed, so that
+# RTLD_NEXT finds it and `-lhqr` users get it; -lgfortran only as needed
+# (the Fortran module's object needs none of its runtime). Without (the
+# wheel's libraries): no LAPACK, BLAS or libgfortran at all; --no-undefined
+# stops the link should the module ever need gfortran's runtime.
 link_lib = $(CXX) -shared -o $@ $(2) -Wl,-soname,$(1) -Wl,--no-undefined -Wl,--version-script=src/host/exports.map -pthread \
-	    $(CUDA_LIBS) -Wl,--no-as-needed $(3) -Wl,--as-needed -lgfortran -ldl
+	    $(CUDA_LIBS) $(if $(3),$(call system_lapack,$(3))) -ldl
+system_lapack = -Wl,--no-as-needed $(1) -Wl,--as-needed -lgfortran
 
 # The Fortran module's object carries hqr_version()/hqr_device_name() for
 # `use hqr` callers, so it goes into the library too.
@@ -138,6 +145,19 @@ $(LIB): $(OBJ_LP64) $(FOBJ) $(BUILD)/gen/scipy_names_lp64.ld src/host/exports.ma
 
 $(LIB64): $(OBJ_ILP64) $(FOBJ64) $(BUILD)/gen/scipy_names_ilp64.ld src/host/exports.map
 	$(call link_lib,libhqr64.so,$(OBJ_ILP64) $(FOBJ64) $(BUILD)/gen/scipy_names_ilp64.ld,$(LAPACK64_LIBS))
+
+# The wheel's libraries (python/README.md): the same objects, linked without
+# the system LAPACK/BLAS, whose names a manylinux wheel may not need; hqr
+# finds the next LAPACK at run time (pip's OpenBLAS, RTLD_NEXT, or a dlopen).
+WHEEL_LIB   := $(BUILD)/wheel/libhqr.so
+WHEEL_LIB64 := $(BUILD)/wheel/libhqr64.so
+$(WHEEL_LIB): $(OBJ_LP64) $(FOBJ) $(BUILD)/gen/scipy_names_lp64.ld src/host/exports.map
+	@mkdir -p $(dir $@)
+	$(call link_lib,libhqr.so,$(OBJ_LP64) $(FOBJ) $(BUILD)/gen/scipy_names_lp64.ld,)
+
+$(WHEEL_LIB64): $(OBJ_ILP64) $(FOBJ64) $(BUILD)/gen/scipy_names_ilp64.ld src/host/exports.map
+	@mkdir -p $(dir $@)
+	$(call link_lib,libhqr64.so,$(OBJ_ILP64) $(FOBJ64) $(BUILD)/gen/scipy_names_ilp64.ld,)
 
 $(FOBJ) $(FMOD) &: fortran/hqr.f90
 	@mkdir -p $(BUILD)/obj/fortran
@@ -254,7 +274,7 @@ SLOW_SCRIPTS  := test/valgrind.sh test/ilp64_cmocka.sh
 QUICK_SCRIPTS := $(filter-out $(SLOW_SCRIPTS),$(wildcard test/*.sh))
 
 check: deps
-	$(MAKE) all $(TEST_BIN) $(SCALAPACK_PROG)
+	$(MAKE) all $(WHEEL_LIB) $(WHEEL_LIB64) $(TEST_BIN) $(SCALAPACK_PROG)
 	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BIN) $(QUICK_SCRIPTS)
 
 check-slow: deps
@@ -310,17 +330,19 @@ $(BUILD)/bench_qrupd_cpu: bench/bench_qrupd_cpu.cpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(BUILD) -lhqr -Wl,-rpath,'$$ORIGIN'
 
 # ---- Python wheel -------------------------------------------------------------
-# The package python/hqr with the libraries this build made; a CUDA build's
-# wheel also carries a CPU-only build ($(BUILD)/cpu, HQR_CUDA=0) that the
-# package loads where cuBLAS/cuSOLVER are missing (python/README.md).
+# The package python/hqr with this build's wheel libraries ($(BUILD)/wheel:
+# no system LAPACK, BLAS or libgfortran needed); a CUDA build's wheel also
+# carries a CPU-only pair ($(BUILD)/cpu/wheel, HQR_CUDA=0) that the package
+# loads where cuBLAS/cuSOLVER are missing (python/README.md). The CPU-only
+# build is a make of its own each time, which rebuilds what changed.
 DIST ?= dist
 PYTHON ?= python3
-WHEEL_CPU := $(if $(filter 1,$(HQR_CUDA)),$(BUILD)/cpu/libhqr.so $(BUILD)/cpu/libhqr64.so)
-wheel: $(LIB) $(LIB64) $(WHEEL_CPU)
-	$(PYTHON) scripts/build-wheel.py --version $(VERSION) --lib $(LIB) --lib64 $(LIB64) --out $(DIST) \
-	    $(if $(WHEEL_CPU),--cpu-dir $(BUILD)/cpu --cuda)
-$(BUILD)/cpu/libhqr.so $(BUILD)/cpu/libhqr64.so &:
-	$(MAKE) HQR_CUDA=0 BUILD=$(BUILD)/cpu $(BUILD)/cpu/libhqr.so $(BUILD)/cpu/libhqr64.so
+wheel: $(WHEEL_LIB) $(WHEEL_LIB64)
+ifeq ($(HQR_CUDA),1)
+	$(MAKE) HQR_CUDA=0 BUILD=$(BUILD)/cpu $(BUILD)/cpu/wheel/libhqr.so $(BUILD)/cpu/wheel/libhqr64.so
+endif
+	$(PYTHON) scripts/build-wheel.py --version $(VERSION) --lib $(WHEEL_LIB) --lib64 $(WHEEL_LIB64) --out $(DIST) \
+	    $(if $(filter 1,$(HQR_CUDA)),--cpu-dir $(BUILD)/cpu/wheel --cuda)
 
 # ---- demo --------------------------------------------------------------------
 demo: deps

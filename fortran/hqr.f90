@@ -33,7 +33,7 @@ module hqr
        c_float_complex, c_double_complex, c_char, c_ptr, c_size_t, &
        c_associated, c_f_pointer
   implicit none
-  private :: c_f_pointer, c_associated, c_size_t, c_char, c_ptr, c_string
+  private :: c_f_pointer, c_associated, c_size_t, c_char, c_ptr, c_string, c_chars
 
   ! Kind of LAPACK INTEGER arguments (32-bit in libhqr.so, 64-bit in libhqr64.so).
   integer, parameter, public :: hqr_int = c_int
@@ -974,22 +974,31 @@ contains
     s = c_string(hqr_device_name_c())
   end function hqr_device_name
 
-  ! Copy of a NUL-terminated C string.
+  ! Copy of a NUL-terminated C string. Written without an ALLOCATE statement
+  ! (assignment allocates s): an ALLOCATE makes gfortran call its runtime's
+  ! error routines, and the module's object is linked into libhqr, which then
+  ! needs no libgfortran.so.5 (python/README.md: the wheel's libraries).
   function c_string(p) result(s)
     type(c_ptr), intent(in) :: p
     character(len=:), allocatable :: s
-    character(kind=c_char), pointer :: chars(:)
-    integer :: i, n
     if (.not. c_associated(p)) then
       s = ''
       return
     end if
-    n = int(c_strlen(p))
+    s = c_chars(p, int(c_strlen(p)))
+  end function c_string
+
+  ! The n characters at p.
+  function c_chars(p, n) result(s)
+    type(c_ptr), intent(in) :: p
+    integer, intent(in) :: n
+    character(len=n) :: s
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i
     call c_f_pointer(p, chars, [n])
-    allocate (character(len=n) :: s)
     do i = 1, n
       s(i:i) = chars(i)
     end do
-  end function c_string
+  end function c_chars
 
 end module hqr

@@ -103,6 +103,22 @@ def load():
     raise OSError("hqr: no libhqr could be loaded:\n  " + "\n  ".join(errors))
 
 
+def load_cpu_lapack():
+    """Loads SciPy's OpenBLAS (once, where SciPy is installed) before the
+    package's first call of libhqr.so: hqr's CPU path calls the next LAPACK,
+    and of pip's wheels only SciPy's has libhqr.so's 32-bit INTEGER
+    (scipy_<name>; numpy's is 64-bit). Where there is none, libhqr.so opens
+    the system's liblapack.so.3, and with neither, its first call that
+    needs one stops the process with a line saying so."""
+    if _state.get("cpu_lapack_tried"):
+        return
+    _state["cpu_lapack_tried"] = True
+    try:
+        import scipy.linalg  # noqa: F401  (its _flapack loads libscipy_openblas)
+    except ImportError:
+        pass
+
+
 def _setup(lib):
     lib.hqr_version.restype = ctypes.c_char_p
     lib.hqr_device_name.restype = ctypes.c_char_p

@@ -31,6 +31,7 @@ _c_int = ctypes.c_int
 
 
 def _fn(dtype, name):
+    _lib.load_cpu_lapack()
     return getattr(_lib.load(), _PREFIX[dtype.char] + name)
 
 

@@ -62,17 +62,37 @@ bool in_hqr(void *p) {
   return hqr;
 }
 
-struct Libraries {
-  void *override_handle = nullptr;  // HQR_LAPACK, when set
-  void *fallback[kNumFallbacks] = {};
+// HQR_LAPACK's library, opened at the first lookup; nullptr when unset or
+// when it cannot be opened (error then holds dlerror()'s words).
+struct Override {
+  std::string path;  // empty: HQR_LAPACK unset
+  void *handle = nullptr;
+  std::string error;
 };
+const Override &override_library() {
+  static const Override o = [] {
+    Override r;
+    if (const char *path = std::getenv("HQR_LAPACK"); path && *path) {
+      r.path = path;
+      r.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+      if (!r.handle) r.error = dlerror();
+    }
+    return r;
+  }();
+  return o;
+}
 
-const Libraries &libraries() {
-  static const Libraries libs = [] {
-    Libraries l;
-    if (const char *path = std::getenv("HQR_LAPACK"); path && *path)
-      l.override_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    for (std::size_t i = 0; i < kNumFallbacks; ++i) l.fallback[i] = dlopen(kFallbacks[i], RTLD_NOW | RTLD_LOCAL);
+// The fallback libraries, opened only when a name is found neither in pip's
+// wheel nor after hqr in the link order: a process served by the wheel's
+// OpenBLAS never loads the system's LAPACK (test/python_pkg.sh checks
+// /proc/self/maps).
+struct Fallbacks {
+  void *handle[kNumFallbacks] = {};
+};
+const Fallbacks &fallback_libraries() {
+  static const Fallbacks libs = [] {
+    Fallbacks l;
+    for (std::size_t i = 0; i < kNumFallbacks; ++i) l.handle[i] = dlopen(kFallbacks[i], RTLD_NOW | RTLD_LOCAL);
     return l;
   }();
   return libs;
@@ -153,14 +173,36 @@ void *lookup_wheel(const char *name) {
   return lookup(wheel, prefixed.c_str());
 }
 
+// Whether any library to forward to is there at all: pip's wheel, one after
+// hqr in the link order, or one of the fallbacks.
+bool any_next_library() {
+  if (wheel_library() || lookup(RTLD_NEXT, "dpotrf_") || lookup(RTLD_NEXT, "dgemm_")) return true;
+  for (void *h : fallback_libraries().handle)
+    if (h) return true;
+  return false;
+}
+
+// The message where there is none (a wheel's libhqr on a machine without a
+// system LAPACK, before numpy or SciPy loaded their OpenBLAS).
+#ifdef HQR_ILP64
+constexpr const char kNoLapack[] =
+    "hqr: %s: no LAPACK/BLAS to call: no OpenBLAS of pip's numpy (libscipy_openblas64_) is loaded and no "
+    "liblapack64.so.3, libblas64.so.3 or libopenblas64.so.0 is installed; import numpy before the first call, "
+    "install one (Debian/Ubuntu: apt install liblapack64-3 libopenblas64-0), or set HQR_LAPACK\n";
+#else
+constexpr const char kNoLapack[] =
+    "hqr: %s: no LAPACK/BLAS to call: no OpenBLAS of pip's SciPy (libscipy_openblas) is loaded and no "
+    "liblapack.so.3, libblas.so.3 or libopenblas.so.0 is installed; import scipy.linalg before the first call, "
+    "install one (Debian/Ubuntu: apt install liblapack3 libopenblas0), or set HQR_LAPACK\n";
+#endif
+
 }  // namespace
 
 void *next_symbol(const char *name) {
-  const Libraries &libs = libraries();
-  if (libs.override_handle) return lookup(libs.override_handle, name);
+  if (const Override &o = override_library(); !o.path.empty()) return lookup(o.handle, name);
   if (void *p = lookup_wheel(name)) return p;
   if (void *p = lookup(RTLD_NEXT, name)) return p;
-  for (void *h : libs.fallback)
+  for (void *h : fallback_libraries().handle)
     if (void *p = lookup(h, name)) return p;
   return nullptr;
 }
@@ -179,15 +221,22 @@ const char *next_library_description() {
 
 namespace next {
 void *require(const char *name) {
-  void *p = next_symbol(name);
-  if (!p) {
-    // The dynamic linker would stop the program the same way.
-    char msg[160];
-    int len = std::snprintf(msg, sizeof msg, "hqr: %s not found in the system LAPACK/BLAS\n", name);
-    if (len > 0) (void)!write(2, msg, static_cast<std::size_t>(len));
-    std::abort();
-  }
-  return p;
+  if (void *p = next_symbol(name)) return p;
+  // One line: what is missing, and what would serve. Then the exit status of
+  // the dynamic linker's own "symbol lookup error".
+  char msg[640];
+  const Override &o = override_library();
+  if (!o.path.empty() && !o.handle)
+    std::snprintf(msg, sizeof msg, "hqr: %s: HQR_LAPACK=%s cannot be loaded (%s)\n", name, o.path.c_str(),
+                  o.error.c_str());
+  else if (!o.path.empty())
+    std::snprintf(msg, sizeof msg, "hqr: %s not found in HQR_LAPACK=%s\n", name, o.path.c_str());
+  else if (any_next_library())
+    std::snprintf(msg, sizeof msg, "hqr: %s not found in the system LAPACK/BLAS\n", name);
+  else
+    std::snprintf(msg, sizeof msg, kNoLapack, name);
+  (void)!write(2, msg, std::strlen(msg));
+  _exit(127);
 }
 }  // namespace next
 

@@ -21,7 +21,8 @@ namespace next {
 
 // Resolves the next library's `<letter><base>_` once per (routine, type) and
 // returns it typed. A missing symbol in the system LAPACK is fatal, as it
-// would be for the dynamic linker.
+// would be for the dynamic linker: one line on stderr naming it (and, where
+// there is no LAPACK at all, what would serve), exit status 127.
 void *require(const char *name);
 template <class F, class T> F *fn(const char *base) {
   char name[32];
