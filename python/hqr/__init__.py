@@ -8,6 +8,7 @@
 The package carries libhqr.so and libhqr64.so (see hqr._lib for where they
 are found, and how a CUDA build finds cuBLAS/cuSOLVER); python/README.md.
 """
+import ctypes
 import os
 import sys
 
@@ -61,10 +62,29 @@ def _served(module_file, hqr_path):
             "served_by_hqr": bool(prov) and os.path.basename(prov).startswith("libhqr")}
 
 
+def _counters(lib):
+    return {"cpu": lib.hqr_path_calls(b"c"), "gpu": lib.hqr_path_calls(b"g"),
+            "gpu_then_cpu": lib.hqr_path_calls(b"r")}
+
+
+def _paths(lib, path64):
+    """The path counters of libhqr.so and, where this process has loaded it
+    (pip's numpy calls it: ILP64), of libhqr64.so, added up."""
+    total = _counters(lib)
+    try:
+        lib64 = ctypes.CDLL(path64, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+    except (OSError, TypeError):
+        return total
+    _lib._setup(lib64)
+    for k, v in _counters(lib64).items():
+        total[k] += v
+    return total
+
+
 def info():
     """A dict: hqr's version, the library files, the GPUs serving calls, the
-    path counters so far (calls run on the CPU 'cpu', on a GPU 'gpu', started
-    on a GPU and finished on the CPU 'gpu_then_cpu'), and whether numpy's and
+    path counters so far of both libraries (calls run on the CPU 'cpu', on a
+    GPU 'gpu', started on a GPU and finished on the CPU 'gpu_then_cpu'), and whether numpy's and
     SciPy's LAPACK (when imported) are served by hqr in this process."""
     lib = _lib.load()
     st = _lib.state()
@@ -79,8 +99,7 @@ def info():
         "device": lib.hqr_device(),
         "device_name": lib.hqr_device_name().decode(),
         "device_calls": {d: lib.hqr_device_calls(d) for d in range(n)},
-        "paths": {"cpu": lib.hqr_path_calls(b"c"), "gpu": lib.hqr_path_calls(b"g"),
-                  "gpu_then_cpu": lib.hqr_path_calls(b"r")},
+        "paths": _paths(lib, st["path64"]),
         "cuda_libraries_preloaded": st["cuda_preloaded"],
     }
     if st["skipped"]:
