@@ -17,7 +17,7 @@
 // path the first call took (hqr_path_calls: cpu or gpu). Medians of `reps`.
 //
 // Usage, on the GPU machine from the repository root:
-//   make all bench && build/bench_first_call [reps=5] [delay=0.5]
+//   make all bench && build/bench_first_call [reps=5] [delay=0.5] [routines=dpotrf,dgeqrf,dpotri]
 // The rows: OpenBLAS alone; hqr with HQR_DEVICE=none; hqr by default
 // (HQR_GPU_START=auto); HQR_GPU_START=load with no delay and with `delay`;
 // HQR_GPU_START=call (the first call waits for the GPU: the old behaviour
@@ -181,7 +181,10 @@ int main(int argc, char **argv) {
               delay, reps);
   std::printf("# %-8s %-24s %6s | %8s %8s %8s %8s | %s\n", "routine", "library", "delay", "dlopen", "first", "second",
               "process", "first call's path");
+  // The routines: argv[3] (a comma-separated list) or all three.
+  const std::string only = argc > 3 ? std::string(",") + argv[3] + "," : "";
   for (const char *routine : {"dpotrf", "dgeqrf", "dpotri"}) {
+    if (!only.empty() && only.find(std::string(",") + routine + ",") == std::string::npos) continue;
     for (const Row &row : rows) {
       std::vector<double> t[4];
       std::string path, paths;
