@@ -237,7 +237,7 @@ bool gels_gpu(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint 
   // (Only B's columns the GPU finished: the CPU's come from the input.)
   if (!lq) lapack_zero_reflectors(m, n, a, lda, tau, b, ldb, *info > 0 && !trans ? (g.r.ran ? nrhs : g.b_columns) : 0);
   if (g.r.ran) {
-    trace.path(path);
+    trace.path(path, g.r.why);  // why: "pinned caller" or none
   } else {
     trace.path("cpu-resumed", g.r.why);  // B's trailing columns on the CPU
     const lint c = g.b_columns;

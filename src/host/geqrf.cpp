@@ -73,7 +73,7 @@ void geqrf(const lint *m, const lint *n, T *a, const lint *lda, T *tau, T *work,
     const char *path = "gpu-hybrid";
     const gpu::Result r = gpu::geqrf(*m, *n, a, *lda, tau, &path);
     if (r.ran) {
-      trace.path(path);
+      trace.path(path, r.why);  // why: "pinned caller" or none
       lapack_zero_reflectors(*m, *n, a, *lda, tau);
       work[0] = T(optimal_lwork(*m, *n, a, *lda));
       return;

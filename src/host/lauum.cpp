@@ -33,7 +33,7 @@ template <class T> void lauum(const char *uplo, const lint *n, T *a, const lint 
     const gpu::Result r = gpu::lauum(upper, *n, a, *lda);
     trace.devices(r.devices);
     if (r.ran) {
-      trace.path(r.path ? r.path : "gpu-hybrid");
+      trace.path(r.path ? r.path : "gpu-hybrid", r.why);  // why: "pinned caller" or none
       *info = r.info;
       return;
     }

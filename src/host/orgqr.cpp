@@ -75,7 +75,7 @@ void orgqr(const lint *m, const lint *n, const lint *k, T *a, const lint *lda, c
     const gpu::Result r = gpu::orgqr(*m, *n, *k, a, *lda, tau, &path);
     if (r.ran || r.resume < *n) {
       if (r.ran) {
-        trace.path(path);
+        trace.path(path, r.why);  // why: "pinned caller" or none
       } else {  // columns 0..resume-1 on the CPU, from their own reflectors
         trace.path("cpu-resumed", r.why);
         const lint rn = r.resume, rk = std::min(*k, rn);

@@ -75,7 +75,7 @@ void ormqr(const char *side, const char *trans, const lint *m, const lint *n, co
     if (r.ran || r.resume > 0) {
       const lint done = r.ran ? 0 : r.resume;
       if (r.ran) {
-        trace.path(path);
+        trace.path(path, r.why);  // why: "pinned caller" or none
       } else {  // the lines the GPU did not store, on the CPU
         trace.path("cpu-resumed", r.why);
         const lint rm = left ? *m : *m - done, rn = left ? *n - done : *n;

@@ -116,7 +116,7 @@ bool potrf_summing(const char *uplo, const lint *n, T *a, const lint *lda, lint 
     const gpu::Result r = gpu::potrf(upper, *n, a, *lda, log_det != nullptr);
     trace.devices(r.devices);
     if (r.ran) {
-      trace.path(r.path ? r.path : "gpu-hybrid");
+      trace.path(r.path ? r.path : "gpu-hybrid", r.why);  // why: "pinned caller" or none
       *info = r.info;
       if (r.has_log_det) *log_det = r.log_det;
       return r.has_log_det;

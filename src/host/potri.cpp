@@ -40,7 +40,7 @@ template <class T> void potri(const char *uplo, const lint *n, T *a, const lint 
     const gpu::Result r = gpu::potri(upper, *n, a, *lda);
     trace.devices(r.devices);
     if (r.ran) {
-      trace.path(r.path ? r.path : "gpu-hybrid");
+      trace.path(r.path ? r.path : "gpu-hybrid", r.why);  // why: "pinned caller" or none
       *info = r.info;
       return;
     }

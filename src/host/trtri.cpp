@@ -47,7 +47,7 @@ template <class T> void trtri(const char *uplo, const char *diag, const lint *n,
     const gpu::Result r = gpu::trtri(upper, unit, *n, a, *lda);
     trace.devices(r.devices);
     if (r.ran) {
-      trace.path(r.path ? r.path : "gpu-hybrid");
+      trace.path(r.path ? r.path : "gpu-hybrid", r.why);  // why: "pinned caller" or none
       *info = r.info;
       return;
     }
