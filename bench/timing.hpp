@@ -2,6 +2,8 @@
 // on any failing CUDA/cuSOLVER call (status 0 is success for both).
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -30,3 +32,24 @@ inline double median(std::vector<double> v) {
       std::exit(1);                                                                 \
     }                                                                               \
   } while (0)
+
+// The median of `reps` timed calls of f after one warm-up, refill() (not
+// timed) before each: a benchmark's inputs put back.
+inline double median_time(int reps, const std::function<void()> &refill, const std::function<void()> &f) {
+  std::vector<double> t;
+  for (int r = 0; r <= reps; ++r) {
+    refill();
+    const double s = seconds(f);
+    if (r > 0) t.push_back(s);
+  }
+  return median(t);
+}
+
+// Whether a GPU is there; the benchmark programs print one line and exit 0
+// where none is (a build machine), so that scripts around them still run.
+inline bool gpu_present(const char *program) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) return true;
+  std::printf("# %s: no GPU here, nothing measured\n", program);
+  return false;
+}
