@@ -1,5 +1,7 @@
 #include "cuda/pinned.hpp"
 
+#include "cuda/gpu.hpp"
+
 #include <cuda.h>  // the driver API's types only: its functions come through cudaGetDriverEntryPointByVersion
 #include <cuda_runtime.h>
 
@@ -73,5 +75,7 @@ PinnedRange pinned_range(const void *p, std::size_t bytes) {
     r.device = reinterpret_cast<void *>(std::uintptr_t(first.device));
   return r;
 }
+
+bool caller_pinned(const void *p, std::size_t bytes) { return pinned_range(p, bytes).pinned; }
 
 }  // namespace hqr::gpu

@@ -305,7 +305,8 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
              long(*lda), long(*ldb), long(*lwork));
   // The hybrid geqrf's crossover, at the order of the square QR with the
   // flops of this one.
-  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>);
+  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>, a,
+                                 span_bytes<T>(*m, *n, *lda));
   if (d.path == Path::gpu) {
     // A NaN or Inf stays on the CPU: xGELS scales an A or B holding an Inf
     // by zero (xLASCL from Inf), which the GPU path's emulation of the

@@ -68,7 +68,8 @@ void geqrf(const lint *m, const lint *n, T *a, const lint *lda, T *tau, T *work,
 
   Trace trace(name, flops::geqrf<T>(*m, *n));
   trace.args("m=%ld n=%ld lda=%ld lwork=%ld", long(*m), long(*n), long(*lda), long(*lwork));
-  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>);
+  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>, a,
+                                 span_bytes<T>(*m, *n, *lda));
   if (d.path == Path::gpu) {
     const char *path = "gpu-hybrid";
     const gpu::Result r = gpu::geqrf(*m, *n, a, *lda, tau, &path);

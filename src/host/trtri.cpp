@@ -42,7 +42,7 @@ template <class T> void trtri(const char *uplo, const char *diag, const lint *n,
     trace.path("cpu", "singular: a zero on the diagonal");
     return;
   }
-  const Decision d = choose_path(Routine::trtri, Prec<T>::letter, *n, probe<T>);
+  const Decision d = choose_path(Routine::trtri, Prec<T>::letter, *n, probe<T>, a, span_bytes<T>(*n, *n, *lda));
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::trtri(upper, unit, *n, a, *lda);
     trace.devices(r.devices);
