@@ -257,22 +257,9 @@ template <class T> void run(Routine rt, const char *uplo, int n, int reps, int c
   CK(cudaHostUnregister(a.data()));
 
   // The caller's matrix in pinned memory: hqr, and cuSOLVER on the same buffer.
-  T *pa;
-  cudaStream_t stream;
-  CK(cudaMallocHost(&pa, bytes));
-  CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  auto refill = [&] { std::memcpy(pa, a0.data(), bytes); };
-  const double h_pin = median_time(reps, refill, [&] { hqr_call(rt, uplo, n, pa, &info); });
-  CK(cusolverDnSetStream(solver, stream));
-  const double on_pin = median_time(reps, refill, [&] {
-    CK(cudaMemcpy2DAsync(dA, n * sizeof(T), pa, n * sizeof(T), n * sizeof(T), n, cudaMemcpyHostToDevice, stream));
-    peer(dA);
-    CK(cudaMemcpy2DAsync(pa, n * sizeof(T), dA, n * sizeof(T), n * sizeof(T), n, cudaMemcpyDeviceToHost, stream));
-    CK(cudaStreamSynchronize(stream));
-  });
-  CK(cusolverDnSetStream(solver, nullptr));
-  CK(cudaStreamDestroy(stream));
-  CK(cudaFreeHost(pa));
+  const auto [h_pin, on_pin] = on_pinned<T>(
+      a0, n, n, dA, reps, [&](T *p) { hqr_call(rt, uplo, n, p, &info); }, [&] { peer(dA); },
+      [](cudaStream_t s) { CK(cusolverDnSetStream(solver, s)); });
   CK(cudaFree(dA));
 
   // CPU LAPACK (the library hqr forwards to).

@@ -150,22 +150,10 @@ template <class T> void run(const char *uplo, int n, int reps, int cpu_max, void
   CK(cudaHostUnregister(a.data()));
 
   // The caller's matrix in pinned memory: hqr, and cuSOLVER on the same buffer.
-  T *pa;
-  cudaStream_t stream;
-  CK(cudaMallocHost(&pa, bytes));
-  CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  auto refill = [&] { std::memcpy(pa, a0.data(), bytes); };
-  const double h_pin = median_time(reps, refill, [&] { Traits<T>::hqr(uplo, n, pa, &info); });
-  CK(cusolverDnSetStream(solver, stream));
-  const double on_pin = median_time(reps, refill, [&] {
-    CK(cudaMemcpy2DAsync(dA, n * sizeof(T), pa, n * sizeof(T), n * sizeof(T), n, cudaMemcpyHostToDevice, stream));
-    cusolver_potrf<T>(uplo, n, dA, dwork, dbytes, hwork, hbytes, dinfo);
-    CK(cudaMemcpy2DAsync(pa, n * sizeof(T), dA, n * sizeof(T), n * sizeof(T), n, cudaMemcpyDeviceToHost, stream));
-    CK(cudaStreamSynchronize(stream));
-  });
-  CK(cusolverDnSetStream(solver, nullptr));
-  CK(cudaStreamDestroy(stream));
-  CK(cudaFreeHost(pa));
+  const auto [h_pin, on_pin] = on_pinned<T>(
+      a0, n, n, dA, reps, [&](T *p) { Traits<T>::hqr(uplo, n, p, &info); },
+      [&] { cusolver_potrf<T>(uplo, n, dA, dwork, dbytes, hwork, hbytes, dinfo); },
+      [](cudaStream_t s) { CK(cusolverDnSetStream(solver, s)); });
   CK(cudaFree(dA));
   CK(cudaFree(dwork));
   CK(cudaFree(dinfo));

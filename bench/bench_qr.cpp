@@ -194,23 +194,11 @@ template <class T> void run(int m, int n, int reps, long cpu_max, void *cpu_lib)
   }
   CK(cudaHostUnregister(a.data()));
 
-  // The caller's matrix in pinned memory: hqr, and cuSOLVER on the same buffer.
-  T *pa;
-  cudaStream_t stream;
-  CK(cudaMallocHost(&pa, bytes));
-  CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  auto refill = [&] { std::memcpy(pa, a0.data(), bytes); };
-  const double h_pin = median_time(reps, refill, [&] { lapack_geqrf(hqr_fn, m, n, pa, tau.data()); });
-  CK(cusolverDnSetStream(solver, stream));
-  const double on_pin = median_time(reps, refill, [&] {
-    CK(cudaMemcpy2DAsync(dA, m * sizeof(T), pa, m * sizeof(T), m * sizeof(T), n, cudaMemcpyHostToDevice, stream));
-    peer(dA);
-    CK(cudaMemcpy2DAsync(pa, m * sizeof(T), dA, m * sizeof(T), m * sizeof(T), n, cudaMemcpyDeviceToHost, stream));
-    CK(cudaStreamSynchronize(stream));
-  });
-  CK(cusolverDnSetStream(solver, nullptr));
-  CK(cudaStreamDestroy(stream));
-  CK(cudaFreeHost(pa));
+  // The caller's matrix in pinned memory (tau and WORK ordinary): hqr, and
+  // cuSOLVER on the same buffer.
+  const auto [h_pin, on_pin] = on_pinned<T>(
+      a0, m, n, dA, reps, [&](T *p) { lapack_geqrf(hqr_fn, m, n, p, tau.data()); }, [&] { peer(dA); },
+      [](cudaStream_t s) { CK(cusolverDnSetStream(solver, s)); });
   CK(cudaFree(dA));
 
   double t_cpu = 0;

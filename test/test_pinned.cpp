@@ -229,6 +229,15 @@ template <class F> void expect_path(Memory kind, bool hybrid, const std::string 
     fail_msg("%s: HQR_VERBOSE line %s \"pinned caller\": %s", ctx.c_str(), want ? "lacks" : "has", line.c_str());
 }
 
+// One call of routine `base` (its T-prefixed name's line) checked as
+// expect_path does; its INFO must be 0.
+template <class T, class F>
+void call_ok(Memory kind, bool hybrid, const char *base, const std::string &ctx, F &&call) {
+  lint info = -99;
+  expect_path(kind, hybrid, std::string(1, prefix<T>()) + base, ctx, [&] { info = call(); });
+  assert_info(info, 0, ctx);
+}
+
 // The schedules: the default (one trip at these orders) and the hybrid at
 // every order (a block size of 64); the second only where a GPU serves.
 template <class F> void each_schedule(F &&f) {
@@ -274,10 +283,7 @@ template <class T> void potrf_pinned(void **) {
                                             name(kind), hybrid ? " nb=64" : "");
             const Matrix<T> a0 = hpd<T>(n, lda, uplo);
             Held<T> a(kind, a0);
-            lint info = -99;
-            expect_path(kind, hybrid, context("%cpotrf", prefix<T>()), ctx,
-                        [&] { info = potrf<T>(uplo, n, a.ptr(), lda); });
-            assert_info(info, 0, ctx);
+            call_ok<T>(kind, hybrid, "potrf", ctx, [&] { return potrf<T>(uplo, n, a.ptr(), lda); });
             const Matrix<T> f = a.matrix();
             assert_outside_unchanged(a0, f, uplo, ctx);
             assert_ratio(factor_ratio(hermitian(block(a0, n, n), uplo), f, uplo), ctx);
@@ -329,10 +335,7 @@ template <class T> void potri_pinned(void **) {
           Matrix<T> f0 = full;
           assert_info(potrf<T>(uplo, n, f0.ptr(), lda, Lib::ref), 0, ctx + " (reference potrf)");
           Held<T> a(kind, f0);
-          lint info = -99;
-          expect_path(kind, hybrid, context("%cpotri", prefix<T>()), ctx,
-                      [&] { info = potri<T>(uplo, n, a.ptr(), lda); });
-          assert_info(info, 0, ctx);
+          call_ok<T>(kind, hybrid, "potri", ctx, [&] { return potri<T>(uplo, n, a.ptr(), lda); });
           const Matrix<T> inv = a.matrix();
           assert_outside_unchanged(f0, inv, uplo, ctx);
           const Matrix<T> h = hermitian(block(full, n, n), uplo), x = hermitian(block(inv, n, n), uplo);
@@ -367,10 +370,8 @@ template <class T> void geqrf_pinned(void **) {
         T w = T(0);
         assert_info(geqrf<T>(m, n, a.ptr(), lda, tau.ptr(), &w, -1), 0, ctx + " (query)");
         std::vector<T> work(size_t(std::max<lint>(lint(std::real(w)), n)));
-        lint info = -99;
-        expect_path(kind, hybrid, context("%cgeqrf", prefix<T>()), ctx,
-                    [&] { info = geqrf<T>(m, n, a.ptr(), lda, tau.ptr(), work.data(), lint(work.size())); });
-        assert_info(info, 0, ctx);
+        call_ok<T>(kind, hybrid, "geqrf", ctx,
+                   [&] { return geqrf<T>(m, n, a.ptr(), lda, tau.ptr(), work.data(), lint(work.size())); });
         const Matrix<T> qr = a.matrix();
         lint bi, bj;
         if (!unchanged_where(a0, qr, [](lint, lint) { return false; }, &bi, &bj))
@@ -419,11 +420,9 @@ template <class T> void gels_pinned(void **) {
           T w = T(0);
           assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, &w, -1), 0, ctx + " (query)");
           std::vector<T> work(size_t(std::max<lint>(lint(std::real(w)), 1)));
-          lint info = -99;
-          expect_path(kind, hybrid, context("%cgels", prefix<T>()), ctx, [&] {
-            info = gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.data(), lint(work.size()));
+          call_ok<T>(kind, hybrid, "gels", ctx, [&] {
+            return gels<T>(trans, m, n, nrhs, a.ptr(), lda, b.ptr(), ldb, work.data(), lint(work.size()));
           });
-          assert_info(info, 0, ctx);
           lint bi, bj;
           const Matrix<T> af = a.matrix(), bf = b.matrix();
           if (!unchanged_where(a0, af, [](lint, lint) { return false; }, &bi, &bj))
@@ -479,11 +478,9 @@ template <class T> void registered_then_not(void **) {
     const std::string ctx = context("%cpotrf n=%ld %s", prefix<T>(), long(n), pinned ? "registered" : "unregistered");
     if (pinned && cudart().host_register(a.ptr(), bytes, 0) != 0) fail_msg("%s: cudaHostRegister failed", ctx.c_str());
     std::memcpy(a.ptr(), a0.data.data(), bytes);
-    lint info = -99;
-    expect_path(pinned ? Memory::registered : Memory::pageable, false, context("%cpotrf", prefix<T>()), ctx,
-                [&] { info = potrf<T>(uplo, n, a.ptr(), n); });
+    call_ok<T>(pinned ? Memory::registered : Memory::pageable, false, "potrf", ctx,
+               [&] { return potrf<T>(uplo, n, a.ptr(), n); });
     if (pinned) cudart().host_unregister(a.ptr());
-    assert_info(info, 0, ctx);
     assert_ratio(factor_ratio(hermitian(a0, uplo), a.matrix(), uplo), ctx);
   }
 }
@@ -512,10 +509,7 @@ template <class T> void read_only_registration(void **) {
                                       hybrid ? " nb=64" : "");
       const Matrix<T> a0 = hpd<T>(n, n + 1, uplo);
       auto a = std::make_unique<Held<T>>(Memory::read_only, a0);
-      lint info = -99;
-      expect_path(Memory::read_only, hybrid, context("%cpotrf", prefix<T>()), ctx,
-                  [&] { info = potrf<T>(uplo, n, a->ptr(), a0.ld); });
-      assert_info(info, 0, ctx);
+      call_ok<T>(Memory::read_only, hybrid, "potrf", ctx, [&] { return potrf<T>(uplo, n, a->ptr(), a0.ld); });
       const Matrix<T> f = a->matrix();
       assert_outside_unchanged(a0, f, uplo, ctx);
       assert_ratio(factor_ratio(hermitian(block(a0, n, n), uplo), f, uplo), ctx);

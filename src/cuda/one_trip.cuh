@@ -207,6 +207,20 @@ template <class T> bool one_trip_fits(const Context &c, int64_t in, int64_t out)
   return std::size_t(in + out) * sizeof(T) + sizeof(Report) + 16 <= c.staging_memory.size();
 }
 
+// HQR_VERBOSE=2: milliseconds between two host times, and the device's
+// three steps between the four marks recorded on its stream (up, the op, down).
+inline double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+struct TripTimes {
+  float up = 0, work = 0, down = 0;
+  explicit TripTimes(const Events &marks) {
+    cudaEventElapsedTime(&up, marks.e[0], marks.e[1]);
+    cudaEventElapsedTime(&work, marks.e[1], marks.e[2]);
+    cudaEventElapsedTime(&down, marks.e[2], marks.e[3]);
+  }
+};
+
 // After a failure while results were being stored: the callers' arrays
 // that were both read and written get back their input from its packed
 // copy `in` (only the elements that travelled up; the CPU reads no others).
@@ -463,17 +477,11 @@ template <class T, class Op> bool one_trip_pinned(Context &c, Op &op, const Pinn
     if (!plan.store[k]) db[k].copy(0, db[k].n, staged_out + down.start(k), false, false);
   op.value = host_report->value;
   if (!marks.e.empty()) {
-    auto ms = [](Clock::time_point a, Clock::time_point b) {
-      return std::chrono::duration<double, std::milli>(b - a).count();
-    };
-    float to = 0, work = 0, from = 0;
-    cudaEventElapsedTime(&to, marks.e[0], marks.e[1]);
-    cudaEventElapsedTime(&work, marks.e[1], marks.e[2]);
-    cudaEventElapsedTime(&from, marks.e[2], marks.e[3]);
+    const TripTimes dev(marks);
     std::fprintf(stderr,
                  "hqr: %s one trip, pinned caller (ms): set up %.3f, queued and done %.3f; on the device: up %.3f, "
                  "%s %.3f, down %.3f\n",
-                 op.name, ms(entry, t0), ms(t0, t1), to, op.name, work, from);
+                 op.name, ms_between(entry, t0), ms_between(t0, t1), dev.up, op.name, dev.work, dev.down);
   }
   *out = {true, host_report->info, kPinnedCaller, 0, 0, 0, 0, "gpu-one-trip"};
   return true;
@@ -582,17 +590,12 @@ template <class T, class Op> Result one_trip(Context &c, Op &op) {
   }
   op.value = host_report->value;
   if (!marks.e.empty()) {
-    auto ms = [](Clock::time_point a, Clock::time_point b) {
-      return std::chrono::duration<double, std::milli>(b - a).count();
-    };
-    float to = 0, work = 0, from = 0;
-    cudaEventElapsedTime(&to, marks.e[0], marks.e[1]);
-    cudaEventElapsedTime(&work, marks.e[1], marks.e[2]);
-    cudaEventElapsedTime(&from, marks.e[2], marks.e[3]);
+    const TripTimes dev(marks);
     std::fprintf(stderr,
                  "hqr: %s one trip (ms): set up %.3f, packed in %.3f, stored %.3f later; on the device from the "
                  "first upload: up %.3f, %s %.3f, down %.3f\n",
-                 op.name, ms(entry, t0), ms(t0, t1), ms(t1, t2), to, op.name, work, from);
+                 op.name, ms_between(entry, t0), ms_between(t0, t1), ms_between(t1, t2), dev.up, op.name, dev.work,
+                 dev.down);
   }
   return {true, host_report->info, nullptr, 0};
 }
