@@ -22,7 +22,7 @@
 // computes the call as LAPACK does. If the GPU fails while results are
 // stored, the inputs, still in the staging, are put back.
 //
-// A caller whose arrays all lie in pinned memory (pinned.hpp) skips the
+// A caller whose (large) arrays lie in pinned memory (pinned.hpp) skips the
 // staging and the host threads: see "A pinned caller" below.
 //
 // In an unnamed namespace, like qr_kernels.cuh: each translation unit that
