@@ -226,7 +226,8 @@ TEST_LIBS := -L$(BUILD) -lhqr -Wl,-rpath,$(abspath $(BUILD)) -lcmocka -ldl -lm -
 
 $(BUILD)/test/%: test/%.cpp test/testing.hpp $(LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Iinclude -Isrc -Itest $< $(TEST_SOURCES_$*) -o $@ $(TEST_LIBS)
+	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) $(TEST_FLAGS_$*) -Iinclude -Isrc -Itest $< $(TEST_SOURCES_$*) -o $@ \
+	    $(TEST_LIBS)
 
 # The QR-update tests of c, z and the economy form share their checks
 # (qrupd_testing.hpp).
@@ -240,6 +241,10 @@ $(BUILD)/test/test_copy_pool $(BUILD)/test64/test_copy_pool: src/host/copy_pool.
 TEST_SOURCES_test_crossover := src/host/crossover.cpp
 $(BUILD)/test/test_crossover $(BUILD)/test64/test_crossover: src/host/crossover.cpp src/host/crossover.hpp
 
+# test_pinned allocates the caller's arrays in pinned memory through the CUDA
+# runtime's shared library, which it loads only where hqr has a GPU.
+TEST_FLAGS_test_pinned := -DHQR_TEST_CUDART='"$(CUDA_HOME)/lib64/libcudart.so"'
+
 # test_runtime compiles hqr's settings in, to test HQR_DEVICE's parser itself.
 TEST_SOURCES_test_runtime := src/host/config.cpp
 $(BUILD)/test/test_runtime $(BUILD)/test64/test_runtime: src/host/config.cpp src/host/config.hpp
@@ -252,8 +257,8 @@ TEST_LIBS64 := -L$(BUILD) -lhqr64 -Wl,-rpath,$(abspath $(BUILD)) -lcmocka -ldl -
 
 $(BUILD)/test64/%: test/%.cpp test/testing.hpp $(LIB64)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Wno-format -DHQR_ILP64 -Iinclude -Isrc -Itest $< $(TEST_SOURCES_$*) -o $@ \
-	    $(TEST_LIBS64)
+	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) -Wno-format -DHQR_ILP64 $(TEST_FLAGS_$*) -Iinclude -Isrc -Itest $< \
+	    $(TEST_SOURCES_$*) -o $@ $(TEST_LIBS64)
 
 tests: $(TEST_BIN) $(TEST_BIN64) $(SCALAPACK_PROG)
 

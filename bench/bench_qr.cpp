@@ -11,14 +11,21 @@
 //   cpu_max^3). "best" is the fastest host-to-host peer.
 //   bench_qr PRECISIONS SHAPES [reps] [cpu_max]
 //   e.g. bench_qr d 4096x4096,16384x16384,65536x1024 3 8192
-// A shape may name another routine (double precision only):
-//   gels:MxNxNRHS  dgels 'N' (m >= n) against cuSOLVER Xgeqrf + Dormqr +
-//                  cuBLAS Dtrsm with the same host round trip / pinned /
-//                  device-only variants, and OpenBLAS's dgels;
+// A shape may name another routine:
+//   gels:MxNxNRHS  xgels 'N' (m >= n; every precision asked) against
+//                  cuSOLVER Xgeqrf + xORMQR/xUNMQR + cuBLAS xTRSM with the
+//                  same host round trip / pinned / device-only variants,
+//                  and OpenBLAS's xgels;
 //   ormqr:N        dormqr 'L' 'T' with N reflectors of order N on N x N C;
 //   orgqr:N        dorgqr of order N from N reflectors;
-//   both against cuSOLVER Dormqr / Dorgqr likewise.
+//   both (double only) against cuSOLVER Dormqr / Dorgqr likewise.
 //   e.g. bench_qr d gels:32768x2048x1,ormqr:8192,orgqr:8192 3
+// xgeqrf and xgels add a caller whose arrays live in pinned memory (issue
+// 39): hqr with A (and B) in cudaMallocHost memory, tau and WORK ordinary
+// ("hqr-pinned"), and cuSOLVER on those same buffers ("cusolver-on-pinned":
+// cudaMemcpy2DAsync up on a stream, the routine(s), the results down,
+// synchronised; host to host), its ratio taken to hqr-pinned (above 0.91:
+// hqr within 1.1x of it).
 // Build: make bench (build/bench_qr).
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -186,6 +193,12 @@ template <class T> void run(int m, int n, int reps, long cpu_max, void *cpu_lib)
     }
   }
   CK(cudaHostUnregister(a.data()));
+
+  // The caller's matrix in pinned memory (tau and WORK ordinary): hqr, and
+  // cuSOLVER on the same buffer.
+  const auto [h_pin, on_pin] = on_pinned<T>(
+      a0, m, n, dA, reps, [&](T *p) { lapack_geqrf(hqr_fn, m, n, p, tau.data()); }, [&] { peer(dA); },
+      [](cudaStream_t s) { CK(cusolverDnSetStream(solver, s)); });
   CK(cudaFree(dA));
 
   double t_cpu = 0;
@@ -207,148 +220,232 @@ template <class T> void run(int m, int n, int reps, long cpu_max, void *cpu_lib)
   char cpu[64] = "-";
   if (t_cpu > 0) std::snprintf(cpu, sizeof cpu, "%9.5f (x%5.2f)", t_cpu, t_cpu / h);
   std::printf("%sgeqrf %6dx%-6d | hqr %9.5f s %7.0f GF/s | cusolver-roundtrip %9.5f (x%5.2f) | cusolver-pinned %9.5f "
-              "(x%5.2f) | cusolver-device-only %9.5f (x%5.2f) | cpu %s | best %9.5f (x%5.2f) | |R| reldiff %.1e\n",
+              "(x%5.2f) | cusolver-device-only %9.5f (x%5.2f) | cpu %s | best %9.5f (x%5.2f) | |R| reldiff %.1e | "
+              "hqr-pinned %9.5f s | cusolver-on-pinned %9.5f (x%5.2f vs hqr-pinned)\n",
               Traits<T>::name, m, n, h, flops / h * 1e-9, rt, rt / h, pin, pin / h, dev, dev / h, cpu, best, best / h,
-              diff / ref);
+              diff / ref, h_pin, on_pin, on_pin / h_pin);
   std::fflush(stdout);
 }
 
-// ---- gels, ormqr, orgqr (double) ---------------------------------------------
+// ---- gels, ormqr, orgqr --------------------------------------------------------
 
 static cublasHandle_t cublas;
 
-// A fresh random vector of `count` doubles.
-static std::vector<double> random_doubles(size_t count) {
-  std::vector<double> v(count);
+// A fresh random vector of `count` values.
+template <class T = double> static std::vector<T> random_values(size_t count) {
+  std::vector<T> v(count);
   std::mt19937_64 g(std::random_device{}());
   std::uniform_real_distribution<double> u(-1, 1);
-  for (double &x : v) x = u(g);
+  for (T &x : v) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+      x = T(u(g));
+    else
+      x = T(u(g), u(g));
+  }
   return v;
 }
+static std::vector<double> random_doubles(size_t count) { return random_values<double>(count); }
 
 // The median of reps timed runs of f after one warm-up; `reset` (untimed)
 // before each.
 static double timed(int reps, const std::function<void()> &reset, const std::function<void()> &f) {
-  std::vector<double> t;
-  for (int r = 0; r <= reps; ++r) {
-    reset();
-    const double s = seconds(f);
-    if (r > 0) t.push_back(s);
-  }
-  return median(t);
+  return median_time(reps, reset, f);
 }
 
-// One row: hqr beside its peers, ratios peer/hqr.
+// One row: hqr beside its peers, ratios peer/hqr; then, where measured
+// (h_pin > 0), hqr and cuSOLVER on the caller's pinned buffers.
 static void report(const char *what, double flops, double h, double rt, double pin, double dev, double cpu,
-                   const char *check) {
-  char cpus[64] = "-";
+                   const char *check, double h_pin = 0, double on_pin = 0) {
+  char cpus[64] = "-", pinned[128] = "";
   if (cpu > 0) std::snprintf(cpus, sizeof cpus, "%9.5f (x%5.2f)", cpu, cpu / h);
+  if (h_pin > 0)
+    std::snprintf(pinned, sizeof pinned, " | hqr-pinned %9.5f s | cusolver-on-pinned %9.5f (x%5.2f vs hqr-pinned)",
+                  h_pin, on_pin, on_pin / h_pin);
   const double best = std::min({rt, pin, cpu > 0 ? cpu : rt});
   std::printf("%-26s | hqr %9.5f s %7.0f GF/s | cusolver-roundtrip %9.5f (x%5.2f) | cusolver-pinned %9.5f (x%5.2f) | "
-              "cusolver-device-only %9.5f (x%5.2f) | cpu %s | best %9.5f (x%5.2f) | %s\n",
-              what, h, flops / h * 1e-9, rt, rt / h, pin, pin / h, dev, dev / h, cpus, best, best / h, check);
+              "cusolver-device-only %9.5f (x%5.2f) | cpu %s | best %9.5f (x%5.2f) | %s%s\n",
+              what, h, flops / h * 1e-9, rt, rt / h, pin, pin / h, dev, dev / h, cpus, best, best / h, check, pinned);
   std::fflush(stdout);
 }
 
-// dgels 'N', m >= n: hqr (host arrays in and out) against cuSOLVER Xgeqrf +
-// Dormqr('L', 'T') + cuBLAS Dtrsm, with a plain host round trip (cudaMalloc
-// + copies + cudaFree), with the caller's buffers pinned, on device data,
-// and OpenBLAS's dgels. Check: the relative difference of the solutions.
-static void run_gels(int m, int n, int nrhs, int reps, long cpu_max, void *cpu_lib) {
-  using Gels = void(const char *, const int *, const int *, const int *, double *, const int *, double *, const int *,
-                    double *, const int *, int *, size_t);
+// cuSOLVER's xORMQR/xUNMQR ('L', Q**H) and cuBLAS's xTRSM for one type.
+template <class T> struct GelsPeer {
+  template <class U> static auto *cu(U *p) {
+    if constexpr (std::is_same_v<U, zc>)
+      return reinterpret_cast<cuDoubleComplex *>(p);
+    else if constexpr (std::is_same_v<U, cc>)
+      return reinterpret_cast<cuComplex *>(p);
+    else
+      return p;
+  }
+  static constexpr cublasOperation_t conj = std::is_same_v<T, zc> || std::is_same_v<T, cc> ? CUBLAS_OP_C : CUBLAS_OP_T;
+  static void mqr_size(int m, int nrhs, int n, T *A, T *tau, T *B, int *lwork) {
+    if constexpr (std::is_same_v<T, double>)
+      CK(cusolverDnDormqr_bufferSize(solver, CUBLAS_SIDE_LEFT, conj, m, nrhs, n, A, m, tau, B, m, lwork));
+    else if constexpr (std::is_same_v<T, float>)
+      CK(cusolverDnSormqr_bufferSize(solver, CUBLAS_SIDE_LEFT, conj, m, nrhs, n, A, m, tau, B, m, lwork));
+    else if constexpr (std::is_same_v<T, zc>)
+      CK(cusolverDnZunmqr_bufferSize(solver, CUBLAS_SIDE_LEFT, conj, m, nrhs, n, cu(A), m, cu(tau), cu(B), m, lwork));
+    else
+      CK(cusolverDnCunmqr_bufferSize(solver, CUBLAS_SIDE_LEFT, conj, m, nrhs, n, cu(A), m, cu(tau), cu(B), m, lwork));
+  }
+  static void mqr(int m, int nrhs, int n, T *A, T *tau, T *B, T *work, int lwork, int *dinfo) {
+    if constexpr (std::is_same_v<T, double>)
+      CK(cusolverDnDormqr(solver, CUBLAS_SIDE_LEFT, conj, m, nrhs, n, A, m, tau, B, m, work, lwork, dinfo));
+    else if constexpr (std::is_same_v<T, float>)
+      CK(cusolverDnSormqr(solver, CUBLAS_SIDE_LEFT, conj, m, nrhs, n, A, m, tau, B, m, work, lwork, dinfo));
+    else if constexpr (std::is_same_v<T, zc>)
+      CK(cusolverDnZunmqr(solver, CUBLAS_SIDE_LEFT, conj, m, nrhs, n, cu(A), m, cu(tau), cu(B), m, cu(work), lwork,
+                          dinfo));
+    else
+      CK(cusolverDnCunmqr(solver, CUBLAS_SIDE_LEFT, conj, m, nrhs, n, cu(A), m, cu(tau), cu(B), m, cu(work), lwork,
+                          dinfo));
+  }
+  static void trsm(int m, int n, int nrhs, T *A, T *B) {
+    T one(1);
+    if constexpr (std::is_same_v<T, double>)
+      CK(cublasDtrsm(cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs, &one,
+                     A, m, B, m));
+    else if constexpr (std::is_same_v<T, float>)
+      CK(cublasStrsm(cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs, &one,
+                     A, m, B, m));
+    else if constexpr (std::is_same_v<T, zc>)
+      CK(cublasZtrsm(cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs,
+                     cu(&one), cu(A), m, cu(B), m));
+    else
+      CK(cublasCtrsm(cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs,
+                     cu(&one), cu(A), m, cu(B), m));
+  }
+};
+
+// xgels 'N', m >= n: hqr (host arrays in and out) against cuSOLVER Xgeqrf +
+// xORMQR/xUNMQR('L', Q**H) + cuBLAS xTRSM, with a plain host round trip
+// (cudaMalloc + copies + cudaFree), with the caller's buffers pinned, on
+// device data, and OpenBLAS's xgels; then the caller's A and B in pinned
+// memory (hqr-pinned, cusolver-on-pinned). Check: the relative difference of
+// the solutions.
+template <class T> static void run_gels(int m, int n, int nrhs, int reps, long cpu_max, void *cpu_lib) {
+  using Gels = void(const char *, const int *, const int *, const int *, T *, const int *, T *, const int *, T *,
+                    const int *, int *, size_t);
+  using P = GelsPeer<T>;
+  const cudaDataType type = Traits<T>::type;
   const size_t ca = size_t(m) * n, cb = size_t(m) * nrhs;
-  const std::vector<double> a0 = random_doubles(ca), b0 = random_doubles(cb);
-  std::vector<double> a(ca), b(cb);
+  const std::vector<T> a0 = random_values<T>(ca), b0 = random_values<T>(cb);
+  std::vector<T> a(ca), b(cb);
   const double dm = m, dn = n, dr = nrhs;
-  const double flops = (2 * dm * dn * dn - 2 * dn * dn * dn / 3) + (4 * dm * dn * dr - 2 * dn * dn * dr) + dn * dn * dr;
+  const double flops = Traits<T>::flop_scale *
+                       ((2 * dm * dn * dn - 2 * dn * dn * dn / 3) + (4 * dm * dn * dr - 2 * dn * dn * dr) + dn * dn * dr);
+  T *ha = a.data(), *hb = b.data();  // the host arrays the calls use
   auto reset = [&] {
-    std::memcpy(a.data(), a0.data(), ca * sizeof(double));
-    std::memcpy(b.data(), b0.data(), cb * sizeof(double));
+    std::memcpy(ha, a0.data(), ca * sizeof(T));
+    std::memcpy(hb, b0.data(), cb * sizeof(T));
   };
   auto lapack = [&](Gels *f) {
     int lw = -1, info = 0;
-    double w = 0;
-    f("N", &m, &n, &nrhs, a.data(), &m, b.data(), &m, &w, &lw, &info, 1);
-    lw = std::max(1, int(w));
-    std::vector<double> work(static_cast<size_t>(lw));
-    f("N", &m, &n, &nrhs, a.data(), &m, b.data(), &m, work.data(), &lw, &info, 1);
-    if (info != 0) std::fprintf(stderr, "dgels info=%d\n", info);
+    T w = 0;
+    f("N", &m, &n, &nrhs, ha, &m, hb, &m, &w, &lw, &info, 1);
+    lw = std::max(1, int(std::real(w)));
+    std::vector<T> work(static_cast<size_t>(lw));
+    f("N", &m, &n, &nrhs, ha, &m, hb, &m, work.data(), &lw, &info, 1);
+    if (info != 0) std::fprintf(stderr, "%sgels info=%d\n", Traits<T>::name, info);
   };
-  auto *hqr_fn = reinterpret_cast<Gels *>(dlsym(RTLD_DEFAULT, "dgels_"));
+  const std::string sym = std::string(Traits<T>::name) + "gels_";
+  auto *hqr_fn = reinterpret_cast<Gels *>(dlsym(RTLD_DEFAULT, sym.c_str()));
   const double h = timed(reps, reset, [&] { lapack(hqr_fn); });
-  const std::vector<double> x_hqr(b.begin(), b.begin() + std::min<size_t>(cb, size_t(n)));
+  const std::vector<T> x_hqr(b.begin(), b.begin() + std::min<size_t>(cb, size_t(n)));
 
   // cuSOLVER: workspaces set up once (outside the timings).
-  double *dA, *dB, *dtau;
+  T *dA, *dB, *dtau;
   int *dinfo;
-  CK(cudaMalloc(&dA, ca * sizeof(double)));
-  CK(cudaMalloc(&dB, cb * sizeof(double)));
-  CK(cudaMalloc(&dtau, n * sizeof(double)));
+  CK(cudaMalloc(&dA, ca * sizeof(T)));
+  CK(cudaMalloc(&dB, cb * sizeof(T)));
+  CK(cudaMalloc(&dtau, n * sizeof(T)));
   CK(cudaMalloc(&dinfo, sizeof(int)));
   size_t gq_d = 0, gq_h = 0;
-  CK(cusolverDnXgeqrf_bufferSize(solver, params, m, n, CUDA_R_64F, dA, m, CUDA_R_64F, dtau, CUDA_R_64F, &gq_d, &gq_h));
+  CK(cusolverDnXgeqrf_bufferSize(solver, params, m, n, type, dA, m, type, dtau, type, &gq_d, &gq_h));
   int mq_l = 0;
-  CK(cusolverDnDormqr_bufferSize(solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, nrhs, n, dA, m, dtau, dB, m, &mq_l));
-  void *gq_dw, *mq_dw;
+  P::mqr_size(m, nrhs, n, dA, dtau, dB, &mq_l);
+  void *gq_dw;
+  T *mq_dw;
   CK(cudaMalloc(&gq_dw, std::max<size_t>(gq_d, 1)));
-  CK(cudaMalloc(&mq_dw, std::max<size_t>(size_t(mq_l) * sizeof(double), 1)));
+  CK(cudaMalloc(&mq_dw, std::max<size_t>(size_t(mq_l) * sizeof(T), 1)));
   std::vector<char> gq_hw(std::max<size_t>(gq_h, 1));
-  auto solve = [&](double *A, double *B) {
-    const double one = 1;
-    CK(cusolverDnXgeqrf(solver, params, m, n, CUDA_R_64F, A, m, CUDA_R_64F, dtau, CUDA_R_64F, gq_dw, gq_d,
-                        gq_hw.data(), gq_h, dinfo));
-    CK(cusolverDnDormqr(solver, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, nrhs, n, A, m, dtau, B, m,
-                        static_cast<double *>(mq_dw), mq_l, dinfo));
-    CK(cublasDtrsm(cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs, &one,
-                   A, m, B, m));
+  auto solve = [&](T *A, T *B) {
+    CK(cusolverDnXgeqrf(solver, params, m, n, type, A, m, type, dtau, type, gq_dw, gq_d, gq_hw.data(), gq_h, dinfo));
+    P::mqr(m, nrhs, n, A, dtau, B, mq_dw, mq_l, dinfo);
+    P::trsm(m, n, nrhs, A, B);
   };
   const double rt = timed(reps, reset, [&] {
-    double *A, *B;
-    CK(cudaMalloc(&A, ca * sizeof(double)));
-    CK(cudaMalloc(&B, cb * sizeof(double)));
-    CK(cudaMemcpy(A, a.data(), ca * sizeof(double), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(B, b.data(), cb * sizeof(double), cudaMemcpyHostToDevice));
+    T *A, *B;
+    CK(cudaMalloc(&A, ca * sizeof(T)));
+    CK(cudaMalloc(&B, cb * sizeof(T)));
+    CK(cudaMemcpy(A, a.data(), ca * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(B, b.data(), cb * sizeof(T), cudaMemcpyHostToDevice));
     solve(A, B);
-    CK(cudaMemcpy(a.data(), A, ca * sizeof(double), cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(b.data(), B, cb * sizeof(double), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(a.data(), A, ca * sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(b.data(), B, cb * sizeof(T), cudaMemcpyDeviceToHost));
     CK(cudaFree(A));
     CK(cudaFree(B));
   });
   double diff = 0, ref = 0;
   for (int i = 0; i < n && i < int(x_hqr.size()); ++i) {
-    diff = std::max(diff, std::abs(b[i] - x_hqr[i]));
-    ref = std::max(ref, std::abs(b[i]));
+    diff = std::max(diff, double(std::abs(b[i] - x_hqr[i])));
+    ref = std::max(ref, double(std::abs(b[i])));
   }
-  CK(cudaHostRegister(a.data(), ca * sizeof(double), cudaHostRegisterDefault));
-  CK(cudaHostRegister(b.data(), cb * sizeof(double), cudaHostRegisterDefault));
+  CK(cudaHostRegister(a.data(), ca * sizeof(T), cudaHostRegisterDefault));
+  CK(cudaHostRegister(b.data(), cb * sizeof(T), cudaHostRegisterDefault));
   const double pin = timed(reps, reset, [&] {
-    CK(cudaMemcpy(dA, a.data(), ca * sizeof(double), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dB, b.data(), cb * sizeof(double), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dA, a.data(), ca * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dB, b.data(), cb * sizeof(T), cudaMemcpyHostToDevice));
     solve(dA, dB);
-    CK(cudaMemcpy(a.data(), dA, ca * sizeof(double), cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(b.data(), dB, cb * sizeof(double), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(a.data(), dA, ca * sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(b.data(), dB, cb * sizeof(T), cudaMemcpyDeviceToHost));
   });
   CK(cudaHostUnregister(a.data()));
   CK(cudaHostUnregister(b.data()));
   const double dev = timed(
       reps,
       [&] {
-        CK(cudaMemcpy(dA, a0.data(), ca * sizeof(double), cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(dB, b0.data(), cb * sizeof(double), cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dA, a0.data(), ca * sizeof(T), cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dB, b0.data(), cb * sizeof(T), cudaMemcpyHostToDevice));
       },
       [&] {
         solve(dA, dB);
         CK(cudaDeviceSynchronize());
       });
-  for (void *p : {(void *)dA, (void *)dB, (void *)dtau, (void *)dinfo, gq_dw, mq_dw}) cudaFree(p);
+
+  // The caller's A and B in pinned memory: hqr, and cuSOLVER on the same buffers.
+  T *pa, *pb;
+  cudaStream_t stream;
+  CK(cudaMallocHost(&pa, ca * sizeof(T)));
+  CK(cudaMallocHost(&pb, cb * sizeof(T)));
+  CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  ha = pa, hb = pb;
+  const double h_pin = timed(reps, reset, [&] { lapack(hqr_fn); });
+  CK(cusolverDnSetStream(solver, stream));
+  CK(cublasSetStream(cublas, stream));
+  const double on_pin = timed(reps, reset, [&] {
+    CK(cudaMemcpy2DAsync(dA, m * sizeof(T), pa, m * sizeof(T), m * sizeof(T), n, cudaMemcpyHostToDevice, stream));
+    CK(cudaMemcpy2DAsync(dB, m * sizeof(T), pb, m * sizeof(T), m * sizeof(T), nrhs, cudaMemcpyHostToDevice, stream));
+    solve(dA, dB);
+    CK(cudaMemcpy2DAsync(pa, m * sizeof(T), dA, m * sizeof(T), m * sizeof(T), n, cudaMemcpyDeviceToHost, stream));
+    CK(cudaMemcpy2DAsync(pb, m * sizeof(T), dB, m * sizeof(T), m * sizeof(T), nrhs, cudaMemcpyDeviceToHost, stream));
+    CK(cudaStreamSynchronize(stream));
+  });
+  CK(cusolverDnSetStream(solver, nullptr));
+  CK(cublasSetStream(cublas, nullptr));
+  CK(cudaStreamDestroy(stream));
+  CK(cudaFreeHost(pa));
+  CK(cudaFreeHost(pb));
+  ha = a.data(), hb = b.data();
+  for (void *p : {(void *)dA, (void *)dB, (void *)dtau, (void *)dinfo, gq_dw, (void *)mq_dw}) cudaFree(p);
   double cpu = 0;
   if (cpu_lib && dm * dn * dn <= double(cpu_max) * cpu_max * cpu_max)
-    if (auto *f = reinterpret_cast<Gels *>(dlsym(cpu_lib, "dgels_"))) cpu = timed(reps, reset, [&] { lapack(f); });
+    if (auto *f = reinterpret_cast<Gels *>(dlsym(cpu_lib, sym.c_str()))) cpu = timed(reps, reset, [&] { lapack(f); });
   char what[64], check[64];
-  std::snprintf(what, sizeof what, "dgels %dx%d nrhs=%d", m, n, nrhs);
+  std::snprintf(what, sizeof what, "%sgels %dx%d nrhs=%d", Traits<T>::name, m, n, nrhs);
   std::snprintf(check, sizeof check, "x reldiff vs cuSOLVER %.1e", ref > 0 ? diff / ref : diff);
-  report(what, flops, h, rt, pin, dev, cpu, check);
+  report(what, flops, h, rt, pin, dev, cpu, check, h_pin, on_pin);
 }
 
 // Reflectors of a random n x n matrix (cuSOLVER's geqrf), for ormqr/orgqr.
@@ -486,6 +583,8 @@ static void run_apply(bool form, int n, int reps, long cpu_max, void *cpu_lib) {
 }
 
 int main(int argc, char **argv) {
+  if (!gpu_present("bench_qr")) return 0;
+  std::string size_list = argc > 2 ? argv[2] : "4096x4096,8192x8192,16384x16384";  // strtok writes into it
   const std::string precs = argc > 1 ? argv[1] : "d";
   std::vector<std::pair<int, int>> shapes;
   struct Other {
@@ -493,7 +592,7 @@ int main(int argc, char **argv) {
     int m, n, nrhs;
   };
   std::vector<Other> others;
-  for (char *p = std::strtok(argc > 2 ? argv[2] : (char *)"4096x4096,8192x8192,16384x16384", ","); p;
+  for (char *p = std::strtok(size_list.data(), ","); p;
        p = std::strtok(nullptr, ",")) {
     int m = 0, n = 0, r = 1;
     if (std::sscanf(p, "gels:%dx%dx%d", &m, &n, &r) >= 2)
@@ -524,7 +623,13 @@ int main(int argc, char **argv) {
       if (p == 'c') run<cc>(m, n, reps, cpu_max, cpu_lib);
     }
   for (const Other &o : others) {
-    if (o.routine == 'g') run_gels(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+    if (o.routine == 'g')
+      for (char p : precs) {
+        if (p == 'd') run_gels<double>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+        if (p == 's') run_gels<float>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+        if (p == 'z') run_gels<zc>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+        if (p == 'c') run_gels<cc>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+      }
     if (o.routine == 'm') run_apply(false, o.n, reps, cpu_max, cpu_lib);
     if (o.routine == 'o') run_apply(true, o.n, reps, cpu_max, cpu_lib);
   }

@@ -2,11 +2,14 @@
 // on any failing CUDA/cuSOLVER call (status 0 is success for both).
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <utility>
 #include <vector>
 
 using clk = std::chrono::steady_clock;
@@ -30,3 +33,53 @@ inline double median(std::vector<double> v) {
       std::exit(1);                                                                 \
     }                                                                               \
   } while (0)
+
+// The median of `reps` timed calls of f after one warm-up, refill() (not
+// timed) before each: a benchmark's inputs put back.
+inline double median_time(int reps, const std::function<void()> &refill, const std::function<void()> &f) {
+  std::vector<double> t;
+  for (int r = 0; r <= reps; ++r) {
+    refill();
+    const double s = seconds(f);
+    if (r > 0) t.push_back(s);
+  }
+  return median(t);
+}
+
+// Whether a GPU is there; the benchmark programs print one line and exit 0
+// where none is (a build machine), so that scripts around them still run.
+inline bool gpu_present(const char *program) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) return true;
+  std::printf("# %s: no GPU here, nothing measured\n", program);
+  return false;
+}
+
+// Issue 39's pair, host to host: `hqr(p)` on a cudaMallocHost copy of the
+// m-by-n a0 (leading dimension m), and the peer on that same buffer: a 2D
+// copy up into dA on a stream, `work` queued on it (use_stream(s) points
+// the libraries at s; use_stream(nullptr) back), the copy back,
+// synchronised. The medians of `reps` runs after a warm-up each.
+template <class T>
+std::pair<double, double> on_pinned(const std::vector<T> &a0, int m, int n, T *dA, int reps,
+                                    const std::function<void(T *)> &hqr, const std::function<void()> &work,
+                                    const std::function<void(cudaStream_t)> &use_stream) {
+  const size_t bytes = sizeof(T) * size_t(m) * n, pitch = sizeof(T) * size_t(m);
+  T *pa;
+  cudaStream_t stream;
+  CK(cudaMallocHost(reinterpret_cast<void **>(&pa), bytes));
+  CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  auto refill = [&] { std::copy(a0.begin(), a0.end(), pa); };
+  const double h = median_time(reps, refill, [&] { hqr(pa); });
+  use_stream(stream);
+  const double peer = median_time(reps, refill, [&] {
+    CK(cudaMemcpy2DAsync(dA, pitch, pa, pitch, pitch, n, cudaMemcpyHostToDevice, stream));
+    work();
+    CK(cudaMemcpy2DAsync(pa, pitch, dA, pitch, pitch, n, cudaMemcpyDeviceToHost, stream));
+    CK(cudaStreamSynchronize(stream));
+  });
+  use_stream(nullptr);
+  CK(cudaStreamDestroy(stream));
+  CK(cudaFreeHost(pa));
+  return {h, peer};
+}

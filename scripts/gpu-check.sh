@@ -197,6 +197,20 @@ for f in alloc copy:2 copy:9 kernel:3 kernel:9 sync:2 sync:6; do
   if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
   echo "HQR_FAULT=$f test_qr (ormqr, orgqr, gels): $r ($fired calls fell back, $(grep -c cpu-resumed "$log") resumed)"
 done
+# A caller's arrays in pinned memory (test_pinned, one kind at a time so
+# that the faults land in its paths): the one trip's direct DMAs and
+# device stores, whose failure after storing puts the inputs back, and the
+# hybrids' direct uploads; the answers must stay LAPACK's.
+for mem in cudaMallocHost cudaHostRegister; do
+  for f in alloc copy:1 copy:2 copy:5 kernel:1 kernel:4 sync:1 sync:2 sync:5; do
+    log="$out/fault-$f-pinned-$mem.log"
+    HQR_TEST_MEMORY=$mem HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 build/test/test_pinned >"$log" 2>&1
+    rc=$?
+    fired=$(grep -cE "path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
+    if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+    echo "HQR_FAULT=$f test_pinned ($mem): $r ($fired calls fell back, $(grep -c cpu-resumed "$log") resumed)"
+  done
+done
 bad=0
 for n in $(seq 1 ${GPU_CHECK_GELS_SYNCS:-24}); do
   HQR_FAULT=sync:$n HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gels_blocks<double>' build/test/test_qr >"$out/fault-gels-sync.log" 2>&1 ||
@@ -222,13 +236,15 @@ for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
   # under one 300 s limit never finished. Even one tool of this part
   # (GPU_CHECK_SANITIZERS) outlasts a 10-minute GPU slot: there, run the
   # loop's commands a few at a time.
+  # test_pinned: the pinned caller's paths (cudaMallocHost memory), double.
   for t in test_potrf_hybrid:'*' test_inverse:'*<double*' test_qr:'geqrf_panels<float>' \
            test_qr:'geqrf_panels<double>' test_qr:'geqrf_panels<std::complex<float>>' \
            test_qr:'geqrf_panels<std::complex<double>>' test_qr:'*_blocks<double>*' \
-           test_qrupd:'gpu_paths*' test_qrupd_complex:'gpu_paths_c' test_qrupd_complex:'gpu_paths_z'; do
+           test_qrupd:'gpu_paths*' test_qrupd_complex:'gpu_paths_c' test_qrupd_complex:'gpu_paths_z' \
+           test_pinned:'*_pinned<double>'; do
     name=${t%%:*}; i=$((i + 1))
     log="$out/sanitizer-$tool-$i-$name.log"
-    HQR_TEST_FILTER=${t#*:} HQR_INV_LEAF=64 HQR_GPU_MIN_N=0 timeout 600 \
+    HQR_TEST_MEMORY=cudaMallocHost HQR_TEST_FILTER=${t#*:} HQR_INV_LEAF=64 HQR_GPU_MIN_N=0 timeout 600 \
         compute-sanitizer --tool $tool --error-exitcode 99 build/test/$name >"$log" 2>&1 || fail=1
     echo "$tool $name (${t#*:}): $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$log" | tail -n 2 | tr '\n' ' ')"
   done

@@ -29,6 +29,7 @@
 //        panel goes down and back up through pinned memory.
 //
 //   upload thread:   caller -> pinned slot -> device, block column by block column
+//                    (a pinned caller's straight up by DMA, pinned.hpp)
 //   download thread: device -> pinned slot -> caller, each block column once
 //                    it is final (with its tau) and the upload is done
 //
@@ -69,6 +70,7 @@
 #include "cuda/cusolver_q.cuh"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
+#include "cuda/pinned.hpp"
 #include "cuda/qr_device.hpp"
 #include "cuda/qr_kernels.cuh"
 #include "host/config.hpp"
@@ -154,6 +156,7 @@ template <class T> class HybridGeqrf {
       uploaded_.publish(nblocks_);
       factor();
     } else {
+      pinned_ = pinned_range(a_, (std::size_t(n_ - 1) * lda_ + m_) * sizeof(T)).pinned;
       std::thread uploader([this] {
         if (check(cudaSetDevice(c_.device), Point::sync)) upload();
         uploaded_.wake();
@@ -174,7 +177,7 @@ template <class T> class HybridGeqrf {
     if (timeline_) print_timeline();
     if (!phases_.empty()) print_phases();
     if (keep_) *keep_ = DeviceQR<T>{dA_, ldda_, dtau_, dT_, nb_, dextra_, damax_};
-    return finish({true, 0, nullptr, 0});
+    return finish({true, 0, pinned_ ? kPinnedCaller : nullptr, 0});
   }
 
  private:
@@ -317,20 +320,17 @@ template <class T> class HybridGeqrf {
     return out;
   }
 
-  // Caller -> pinned slot -> device, block column by block column.
+  // Caller -> pinned slot -> device (a pinned caller: caller -> device),
+  // block column by block column.
   void upload() {
     int slot = 0;
+    auto step = [this](auto status, Point p) { return check(status, p); };
     if (!check(cudaEventRecord(start_, c_.upload_stream), Point::copy)) return;
     if (keep_ && !check(cudaMemsetAsync(damax_, 0, sizeof *damax_, c_.upload_stream), Point::copy)) return;
     for (lint j = 0; j < nblocks_ && !stop_ && !failed_; ++j) {
       for (const Rect &r : chunks(block(j))) {
-        StagingSlot &s = c_.upload_slots[slot++ % Context::kSlots];
-        if (!check(cudaEventSynchronize(s.dma_done), Point::sync)) return;
-        copy_block(c_.upload_copies, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, s.host, r.m);
-        if (!check(cudaMemcpy2DAsync(dev(r.r0, r.c0), ldda_ * sizeof(T), s.host, r.m * sizeof(T), r.m * sizeof(T), r.n,
-                                     cudaMemcpyHostToDevice, c_.upload_stream),
-                   Point::copy) ||
-            !check(cudaEventRecord(s.dma_done, c_.upload_stream), Point::copy))
+        if (!upload_block(c_, pinned_, slot, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, dev(r.r0, r.c0), ldda_,
+                          c_.upload_stream, step))
           return;
         if (keep_) {
           max_abs<<<grid_for(int64_t(r.m) * r.n, 256, 1024), 256, 0, c_.upload_stream>>>(
@@ -906,6 +906,7 @@ template <class T> class HybridGeqrf {
   std::atomic<bool> failed_{false}, stop_{false};
   std::atomic<lint> stored_columns_{0};  // leading columns final (with their tau) in the caller's arrays
   const bool on_device_ = false;         // the matrix came on the device and stays there
+  bool pinned_ = false;                  // the caller's matrix in pinned memory: uploads go straight up
 };
 
 // The panel's kind (HQR_PANEL) and the block size for n columns (HQR_NB,

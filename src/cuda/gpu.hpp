@@ -2,6 +2,7 @@
 // src/host/no_gpu.cpp instead, where nothing ever runs on a GPU.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "host/common.hpp"
@@ -27,6 +28,10 @@ StartState startup();
 // Begins creating the device set's contexts on a background thread, once;
 // returns at once. A process that exits meanwhile waits for it at exit.
 void start();
+
+// Whether [p, p+bytes) lies in pinned host memory (pinned.hpp), for the
+// dispatch: asked of the driver as it stands, the current device untouched.
+bool caller_pinned(const void *p, std::size_t bytes);
 
 // The outcome of a GPU path. `ran` true: `info` is the routine's INFO.
 // `ran` false: the GPU could not finish (`why` says why); the caller's array

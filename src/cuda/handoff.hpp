@@ -1,7 +1,8 @@
 // What the hybrid paths' host threads (uploader, factor loop, downloader)
-// share: the rectangle a transfer moves, the counter by which one thread
-// tells another how many block columns are ready, and the order in which
-// late block columns catch up with the updates (geqrf).
+// share: the rectangle a transfer moves, how a block of the caller's array
+// goes up, the counter by which one thread tells another how many block
+// columns are ready, and the order in which late block columns catch up
+// with the updates (geqrf).
 #pragma once
 
 #include <algorithm>
@@ -10,7 +11,9 @@
 #include <mutex>
 #include <vector>
 
+#include "cuda/context.hpp"
 #include "host/common.hpp"
+#include "host/fault.hpp"
 
 namespace hqr::gpu {
 
@@ -18,6 +21,27 @@ namespace hqr::gpu {
 struct Rect {
   lint r0, c0, m, n;
 };
+
+// Caller -> device: an m-by-n block of elem-byte elements (leading
+// dimensions lds, ldd) on `stream`. Straight from the caller by DMA where
+// its memory is pinned (pinned.hpp); else through the next upload slot
+// (`slot` counts them): wait for the slot's last DMA, copy into it, DMA.
+// check(status, point) is the path's step check; the slot's event record
+// counts as `record` for HQR_FAULT.
+template <class Check>
+bool upload_block(Context &c, bool pinned, int &slot, std::size_t elem, lint m, lint n, const void *src, lint lds,
+                  void *dst, lint ldd, cudaStream_t stream, Check &&check,
+                  fault::Point record = fault::Point::copy) {
+  if (pinned)
+    return check(cudaMemcpy2DAsync(dst, ldd * elem, src, lds * elem, m * elem, n, cudaMemcpyHostToDevice, stream),
+                 fault::Point::copy);
+  StagingSlot &s = c.upload_slots[slot++ % Context::kSlots];
+  if (!check(cudaEventSynchronize(s.dma_done), fault::Point::sync)) return false;
+  copy_block(c.upload_copies, elem, m, n, src, lds, s.host, m);
+  return check(cudaMemcpy2DAsync(dst, ldd * elem, s.host, m * elem, m * elem, n, cudaMemcpyHostToDevice, stream),
+               fault::Point::copy) &&
+         check(cudaEventRecord(s.dma_done, stream), record);
+}
 
 // Counts block columns (panels) handed from one thread to another.
 class Progress {

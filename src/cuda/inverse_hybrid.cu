@@ -44,7 +44,8 @@
 // On those edges a merge's last product runs in pieces along the final
 // lines (by_pieces), each piece's slabs leaving while the next ones compute.
 //
-//   upload thread:    caller -> pinned slot (host copy pool) -> device
+//   upload thread:    caller -> pinned slot (host copy pool) -> device; a
+//                     pinned caller's slabs straight up by DMA (pinned.hpp)
 //   CPU workers:      diagonal blocks -> pinned -> device workspace (every
 //                     inverse first, then every product)
 //   calling thread:   queues the recursion on the compute stream
@@ -76,6 +77,7 @@
 #include "cuda/handoff.hpp"
 #include "cuda/node.hpp"
 #include "cuda/one_trip.cuh"
+#include "cuda/pinned.hpp"
 #include "host/config.hpp"
 #include "host/fault.hpp"
 
@@ -202,6 +204,7 @@ template <class T> class HybridInverse {
         !events(phase_ev_, true, 3))
       return finish({false, 0, "CUDA event", 0});
 
+    pinned_ = pinned_range(a_, (std::size_t(n_ - 1) * lda_ + n_) * sizeof(T)).pinned;
     std::vector<std::thread> threads;
     threads.reserve(2 + kDiagWorkers<T>);
     try {
@@ -218,7 +221,7 @@ template <class T> class HybridInverse {
       check(Point::sync, cudaStreamSynchronize(s));
     if (board_.failed()) return finish({false, 0, "CUDA error", stored_});
     if (config::verbose_level() >= 2) report();
-    return finish({true, 0, nullptr, 0});
+    return finish({true, 0, pinned_ ? kPinnedCaller : nullptr, 0});
   }
 
  private:
@@ -297,24 +300,21 @@ template <class T> class HybridInverse {
 
   // ---- upload ---------------------------------------------------------------
 
-  // Caller -> pinned slot -> device, slab by slab (position k of the upload
-  // order is block in_order(k); arrived_[k] marks it). Whole rectangles
-  // move, so a diagonal block's other half carries whatever the caller's
-  // other triangle holds; the device never reads it and it never comes back.
+  // Caller -> pinned slot -> device (a pinned caller: caller -> device),
+  // slab by slab (position k of the upload order is block in_order(k);
+  // arrived_[k] marks it). Whole rectangles move, so a diagonal block's
+  // other half carries whatever the caller's other triangle holds; the
+  // device never reads it and it never comes back.
   void upload() {
     if (!on_device()) return;
     int slot = 0;
+    auto step = [this](auto status, Point p) { return check(p, status); };
     for (lint k = 0; k < np_; ++k) {
       const lint b = in_order(k);
-      for (const Rect &r : chunks(upper_ ? in_slab(b) : out_slab(b), sizeof(T))) {
-        StagingSlot &s = c_.upload_slots[slot++ % Context::kSlots];
-        if (!check(Point::sync, cudaEventSynchronize(s.dma_done))) return;
-        copy_block(c_.upload_copies, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, s.host, r.m);
-        if (!check(Point::copy, cudaMemcpy2DAsync(dev(r.r0, r.c0), ldda_ * sizeof(T), s.host, r.m * sizeof(T),
-                                                  r.m * sizeof(T), r.n, cudaMemcpyHostToDevice, c_.upload_stream)) ||
-            !check(Point::sync, cudaEventRecord(s.dma_done, c_.upload_stream)))
+      for (const Rect &r : chunks(upper_ ? in_slab(b) : out_slab(b), sizeof(T)))
+        if (!upload_block(c_, pinned_, slot, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, dev(r.r0, r.c0), ldda_,
+                          c_.upload_stream, step, Point::sync))
           return;
-      }
       if (!check(Point::sync, cudaEventRecord(arrived_[k], c_.upload_stream))) return;
       board_.post([&] { uploaded_ = k + 1; });
     }
@@ -691,6 +691,7 @@ template <class T> class HybridInverse {
   // 'L': uploads and the inverse recursion run from the last block (see the
   // top); trtri 'L': results also turn final from the last block.
   const bool reverse_, final_reverse_;
+  bool pinned_ = false;  // the caller's matrix in pinned memory: uploads go straight up
   T *dA_ = nullptr, *dW_ = nullptr, *dInv_ = nullptr, *dLau_ = nullptr;
 
   std::vector<cudaEvent_t> arrived_;   // per upload position: its slab is on the device

@@ -22,6 +22,9 @@
 // computes the call as LAPACK does. If the GPU fails while results are
 // stored, the inputs, still in the staging, are put back.
 //
+// A caller whose (large) arrays lie in pinned memory (pinned.hpp) skips the
+// staging and the host threads: see "A pinned caller" below.
+//
 // In an unnamed namespace, like qr_kernels.cuh: each translation unit that
 // uses it gets its own copy.
 #pragma once
@@ -38,6 +41,7 @@
 
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
+#include "cuda/pinned.hpp"
 #include "cuda/qr_kernels.cuh"
 #include "host/config.hpp"
 #include "host/copy_pool.hpp"
@@ -203,6 +207,286 @@ template <class T> bool one_trip_fits(const Context &c, int64_t in, int64_t out)
   return std::size_t(in + out) * sizeof(T) + sizeof(Report) + 16 <= c.staging_memory.size();
 }
 
+// HQR_VERBOSE=2: milliseconds between two host times, and the device's
+// three steps between the four marks recorded on its stream (up, the op, down).
+inline double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+struct TripTimes {
+  float up = 0, work = 0, down = 0;
+  explicit TripTimes(const Events &marks) {
+    cudaEventElapsedTime(&up, marks.e[0], marks.e[1]);
+    cudaEventElapsedTime(&work, marks.e[1], marks.e[2]);
+    cudaEventElapsedTime(&down, marks.e[2], marks.e[3]);
+  }
+};
+
+// After a failure while results were being stored: the callers' arrays
+// that were both read and written get back their input from its packed
+// copy `in` (only the elements that travelled up; the CPU reads no others).
+template <class T> void restore_inputs(const Travel<T> &up, const Travel<T> &down, T *in) {
+  for (std::size_t b = 0; b < down.blocks().size(); ++b)
+    for (std::size_t u = 0; u < up.blocks().size(); ++u)
+      if (up.blocks()[u].a == down.blocks()[b].a) up.blocks()[u].copy(0, up.blocks()[u].n, in + up.start(u), false, false);
+}
+
+// ---- A pinned caller ------------------------------------------------------
+//
+// Where the call's arrays lie in pinned host memory (pinned.hpp), the one
+// trip is the compute stream's alone, queued by the calling thread, which
+// then waits once:
+//   up:    2D DMAs straight from each array into its rectangle X on the
+//          device (a triangle or trapezoid as a staircase of at most eight
+//          column groups: a little over half the square), a kernel that
+//          packs X into the op's input as the staged path lays it out, and
+//          into P, a packed copy of the input that the op never touches
+//          (a full block lands in P itself);
+//   the op and its report, as in the staged path;
+//   down:  a kernel that stores the op's output into the caller's arrays
+//          through their device mapping: exactly the elements LAPACK
+//          writes (no rectangular DMA writes a triangle alone), and only
+//          when the report keeps the results, so that a refused one (not
+//          positive definite, NaN in xGELS's A) leaves the arrays untouched
+//          with no host round trip in between.
+// Small arrays in pageable memory (tau, xGELS's WORK: under kStagedBytes)
+// travel beside them through the staging, copied by the calling thread:
+// packed into `in` and up before the op, down into `out` after it, and
+// into the caller's array only once the call has succeeded. Where a large
+// array is not pinned, the staged path runs the whole call.
+// The pinned arrays' results reach them only through the store kernel.
+// Against a failure while it runs, P goes down to `in` (the staged path's
+// layout) on the download stream while the op runs, then a word that says
+// so; the store waits for both. After any failure once the store was
+// queued, the inputs go back from `in` if the word says it is whole (no
+// store can have started otherwise), so the arrays hold the input again and
+// the CPU computes the call, as after the staged path.
+// Fault points: alloc, copy (after the uploads), kernel (after the op),
+// sync (the one wait), copy (after the stores: the inputs go back).
+
+// Columns of one block between its packed form p and a column-major r
+// (leading dimension ldr), only the elements the block's layout references.
+// to_packed: r -> p, and into q too unless null. Else p -> r, unless the
+// report refuses the results: info other than 0 (and, with `positive`,
+// than > 0).
+template <class S>
+__global__ void packed_columns(int64_t m, int64_t n, Layout layout, S *p, S *q, S *r, int64_t ldr, bool to_packed,
+                               const Report *report, bool positive) {
+  if (report && report->info != 0 && !(positive && report->info > 0)) return;
+  for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+    const int64_t at = layout == Layout::full ? j * m : packed_at(layout == Layout::upper, m, j);
+    const int64_t rows = layout == Layout::full ? m : layout == Layout::upper ? j + 1 : m - j;
+    S *col = r + (layout == Layout::lower ? j : 0) + j * ldr;
+    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows; i += int64_t(gridDim.x) * blockDim.x)
+      if (!to_packed)
+        col[i] = p[at + i];
+      else if (q)
+        p[at + i] = q[at + i] = col[i];
+      else
+        p[at + i] = col[i];
+  }
+}
+inline dim3 column_grid(int64_t m, int64_t n) {
+  return dim3(unsigned(std::clamp<int64_t>((m + 255) / 256, 1, 256)), unsigned(std::clamp<int64_t>(n, 1, 65535)));
+}
+
+// The bytes from a block's first element to its last (0: empty).
+template <class T> std::size_t block_bytes(const Block<T> &b) {
+  return b.m > 0 && b.n > 0 ? (std::size_t(b.n - 1) * b.lda + b.m) * sizeof(T) : 0;
+}
+
+// Pageable arrays up to this size may travel staged beside pinned ones.
+constexpr std::size_t kStagedBytes = std::size_t(64) << 10;
+
+// How a pinned caller's blocks travel: straight (in: DMA from the caller;
+// out: stored by the device at its address in `store`) or staged.
+template <class T> struct PinnedPlan {
+  std::vector<char> direct_in;  // per block of `in`
+  std::vector<T *> store;       // per block of `out`: its device address, or null (staged)
+};
+
+// Whether the call goes the pinned way: every array of kStagedBytes or
+// more lies in pinned memory that DMAs may read and, for those written,
+// kernels may write, and at least one array does.
+template <class T> bool pinned_plan(const Travel<T> &up, const Travel<T> &down, PinnedPlan<T> *plan) {
+  struct Seen {
+    const void *a;
+    std::size_t bytes;
+    PinnedRange r;
+  };
+  std::vector<Seen> seen;  // each range asked once (an array both read and written)
+  auto range = [&](const Block<T> &b) {
+    for (const Seen &s : seen)
+      if (s.a == b.a && s.bytes == block_bytes(b)) return s.r;
+    seen.push_back({b.a, block_bytes(b), pinned_range(b.a, block_bytes(b))});
+    return seen.back().r;
+  };
+  bool any = false;
+  for (const Block<T> &b : up.blocks()) {
+    const bool direct = block_bytes(b) && range(b).pinned;
+    if (!direct && block_bytes(b) >= kStagedBytes) return false;
+    plan->direct_in.push_back(direct);
+    any = any || direct;
+  }
+  for (const Block<T> &b : down.blocks()) {
+    const PinnedRange r = block_bytes(b) ? range(b) : PinnedRange{};
+    const bool direct = r.pinned && r.writable && r.device;
+    if (!direct && block_bytes(b) >= kStagedBytes) return false;
+    plan->store.push_back(direct ? static_cast<T *>(r.device) : nullptr);
+    any = any || direct;
+  }
+  return any;
+}
+
+// Block b of a pinned caller into x (leading dimension b.m) by DMA: all of
+// it, or the staircase of column groups that holds its triangle or
+// trapezoid (each group from its diagonal block down, or up to it).
+template <class T> bool dma_in(const Block<T> &b, T *x, cudaStream_t st) {
+  const std::size_t e = sizeof(T);
+  if (b.n == 1) return ok(cudaMemcpyAsync(x, b.a, std::size_t(b.m) * e, cudaMemcpyHostToDevice, st));
+  const lint w = b.layout == Layout::full ? b.n : std::max<lint>(256, ((b.n + 7) / 8 + 31) / 32 * 32);
+  for (lint j0 = 0; j0 < b.n; j0 += w) {
+    const lint j1 = std::min(b.n, j0 + w), r0 = b.layout == Layout::lower ? j0 : 0;
+    const lint rows = b.layout == Layout::full ? b.m : b.layout == Layout::lower ? b.m - j0 : j1;
+    if (!ok(cudaMemcpy2DAsync(x + r0 + std::size_t(j0) * b.m, b.m * e, b.a + r0 + std::size_t(j0) * b.lda, b.lda * e,
+                              rows * e, j1 - j0, cudaMemcpyHostToDevice, st)))
+      return false;
+  }
+  return true;
+}
+
+// The one trip of a pinned caller (plan from pinned_plan()). False (nothing
+// done) where the staging cannot hold what it needs; the staged path then
+// runs.
+template <class T, class Op> bool one_trip_pinned(Context &c, Op &op, const PinnedPlan<T> &plan, Result *out) {
+  using fault::Point;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point entry = Clock::now();
+  const Travel<T> &up = op.in, &down = op.out;
+  const std::vector<Block<T>> &ub = up.blocks(), &db = down.blocks();
+  // Host staging: the inputs' packed copy `in` (staged blocks, and P's
+  // copy), the staged outputs, the report and the word that says P's copy
+  // is whole.
+  const std::size_t report_at = (std::size_t(up.size() + down.size()) * sizeof(T) + 15) / 16 * 16;
+  if (report_at + 2 * sizeof(Report) > c.staging_memory.size()) return false;
+  char *staging = static_cast<char *>(c.staging_memory.get());
+  T *in = reinterpret_cast<T *>(staging), *staged_out = in + up.size();
+  Report *host_report = reinterpret_cast<Report *>(staging + report_at);
+  volatile int *saved = reinterpret_cast<volatile int *>(host_report + 1);
+  // Device: the op's buffer, each direct triangle's or trapezoid's
+  // rectangle X, then P.
+  auto align = [](int64_t e) { return (e + 31) / 32 * 32; };
+  auto x_size = [&](std::size_t u) {
+    return plan.direct_in[u] && ub[u].layout != Layout::full ? align(int64_t(ub[u].m) * ub[u].n) : int64_t(0);
+  };
+  int64_t p_at = align(op.device_size);
+  for (std::size_t u = 0; u < ub.size(); ++u) p_at += x_size(u);
+  std::size_t work_bytes = 0;
+  bool fine = !fault::hit(Point::alloc) && c.matrix.reserve(std::size_t(p_at + up.size()) * sizeof(T));
+  T *d = static_cast<T *>(c.matrix.get()), *din = d + op.in_at, *dout = d + op.out_at, *dp = d + p_at;
+  fine = fine && op.init(c, d, &work_bytes) && c.workspace.reserve(work_bytes + 256 + 2 * sizeof(Report));
+  if (!fine) {
+    *out = {false, 0, "GPU out of memory", 0};
+    return true;
+  }
+  const std::size_t ws = (work_bytes + 255) / 256 * 256;
+  Report *report = reinterpret_cast<Report *>(static_cast<char *>(c.workspace.get()) + ws);
+  int *dsaved = reinterpret_cast<int *>(report + 1);
+
+  Events ev(2, cudaEventDisableTiming);  // [0] the input packed on the device, [1] its copy in the staging
+  Events marks(config::verbose_level() >= 2 ? 4 : 0, cudaEventDefault);  // HQR_VERBOSE=2: the device's steps
+  const cudaStream_t st = c.compute_stream, ds = c.download_stream;
+  auto mark = [&](int i) { return marks.e.empty() || ok(cudaEventRecord(marks.e[i], st)); };
+  const Clock::time_point t0 = Clock::now();
+  *saved = 0;
+
+  // Up, and P's copy beside the op.
+  fine = ev.valid() && marks.valid() && mark(0);
+  int64_t x = align(op.device_size);
+  for (std::size_t u = 0; u < ub.size() && fine; ++u) {
+    const Block<T> &b = ub[u];
+    if (!block_bytes(b)) continue;
+    const std::size_t bytes = std::size_t(b.at(b.n)) * sizeof(T);
+    if (!plan.direct_in[u]) {  // staged: packed by this thread, then up
+      b.copy(0, b.n, in + up.start(u), true, false);
+      fine = ok(cudaMemcpyAsync(din + up.start(u), in + up.start(u), bytes, cudaMemcpyHostToDevice, st));
+      continue;
+    }
+    const bool full = b.layout == Layout::full;
+    T *xb = full ? dp + up.start(u) : d + x;
+    x += x_size(u);
+    fine = dma_in(b, xb, st);
+    if (!fine) break;
+    packed_columns<<<column_grid(b.m, b.n), 256, 0, st>>>(b.m, b.n, b.layout, dv(din + up.start(u)),
+                                                          full ? nullptr : dv(dp + up.start(u)), dv(xb), b.m, true,
+                                                          nullptr, false);
+    fine = ok(cudaGetLastError());
+  }
+  fine = fine && ok(cudaEventRecord(ev.e[0], st)) && !fault::hit(Point::copy) && ok(cudaStreamWaitEvent(ds, ev.e[0], 0));
+  for (std::size_t u = 0; u < ub.size() && fine; ++u)
+    for (const Block<T> &b : db)
+      if (fine && plan.direct_in[u] && b.a == ub[u].a)
+        fine = ok(cudaMemcpyAsync(in + up.start(u), dp + up.start(u), std::size_t(ub[u].at(ub[u].n)) * sizeof(T),
+                                  cudaMemcpyDeviceToHost, ds));
+  fine = fine && ok(cudaMemsetAsync(dsaved, 0xff, sizeof(int), ds)) &&
+         ok(cudaMemcpyAsync(const_cast<int *>(saved), dsaved, sizeof(int), cudaMemcpyDeviceToHost, ds)) &&
+         ok(cudaEventRecord(ev.e[1], ds));
+  // The op; down once the inputs' copy is whole.
+  fine = fine && mark(1) && op.run(c, d, c.workspace.get(), report) &&
+         ok(cudaMemcpyAsync(host_report, report, sizeof(Report), cudaMemcpyDeviceToHost, st)) && mark(2) &&
+         !fault::hit(Point::kernel) && ok(cudaStreamWaitEvent(st, ev.e[1], 0));
+  bool storing = false;  // a store kernel queued
+  const bool positive = keeps(op, 1, 0);
+  for (std::size_t k = 0; k < db.size() && fine; ++k) {
+    const Block<T> &b = db[k];
+    if (!block_bytes(b)) continue;
+    if (!plan.store[k]) {  // staged: into `out`, stored by this thread once all went well
+      fine = ok(cudaMemcpyAsync(staged_out + down.start(k), dout + down.start(k), std::size_t(b.at(b.n)) * sizeof(T),
+                                cudaMemcpyDeviceToHost, st));
+      continue;
+    }
+    storing = true;
+    packed_columns<<<column_grid(b.m, b.n), 256, 0, st>>>(b.m, b.n, b.layout, dv(dout + down.start(k)),
+                                                          dv(static_cast<T *>(nullptr)), dv(plan.store[k]), b.lda,
+                                                          false, report, positive);
+    fine = ok(cudaGetLastError());
+  }
+  fine = fine && mark(3);
+  const bool synced = fine && ok(cudaStreamSynchronize(st)) && !fault::hit(Point::sync);
+  const Clock::time_point t1 = Clock::now();
+  auto fail = [&](bool stored) {
+    // Nothing of this call may still run when the next one reuses the buffers.
+    cudaStreamSynchronize(st);
+    cudaStreamSynchronize(ds);
+    (void)cudaGetLastError();
+    if (stored && *saved) restore_inputs(up, down, in);
+    return Result{false, 0, "CUDA error", 0};
+  };
+  if (!synced) {
+    *out = fail(storing);
+    return true;
+  }
+  if (!keeps(op, host_report->info, 0)) {  // the store kernels wrote nothing
+    *out = {false, 0, op.why(host_report->info), 0};
+    return true;
+  }
+  if (fault::hit(Point::copy)) {  // as if a store had failed: the inputs go back
+    *out = fail(true);
+    return true;
+  }
+  for (std::size_t k = 0; k < db.size(); ++k)
+    if (!plan.store[k]) db[k].copy(0, db[k].n, staged_out + down.start(k), false, false);
+  op.value = host_report->value;
+  if (!marks.e.empty()) {
+    const TripTimes dev(marks);
+    std::fprintf(stderr,
+                 "hqr: %s one trip, pinned caller (ms): set up %.3f, queued and done %.3f; on the device: up %.3f, "
+                 "%s %.3f, down %.3f\n",
+                 op.name, ms_between(entry, t0), ms_between(t0, t1), dev.up, op.name, dev.work, dev.down);
+  }
+  *out = {true, host_report->info, kPinnedCaller, 0, 0, 0, 0, "gpu-one-trip"};
+  return true;
+}
+
 // Op, the device routine:
 //   const char *name;        for HQR_VERBOSE=2
 //   const char *why(int info);  Result::why when its info is not 0
@@ -221,6 +505,8 @@ template <class T, class Op> Result one_trip(Context &c, Op &op) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point entry = Clock::now();
   const Travel<T> &up = op.in, &down = op.out;
+  if (PinnedPlan<T> plan; pinned_plan(up, down, &plan))
+    if (Result r; one_trip_pinned<T>(c, op, plan, &r)) return r;
   T *in = static_cast<T *>(c.staging_memory.get()), *out = in + up.size();  // `in` keeps the input to the end
   Report *host_report = reinterpret_cast<Report *>((reinterpret_cast<std::uintptr_t>(out + down.size()) + 15) / 16 * 16);
   std::size_t work_bytes = 0;
@@ -299,25 +585,17 @@ template <class T, class Op> Result one_trip(Context &c, Op &op) {
   if (state[parts] != arrived)  // nothing stored
     return fail(device_failed ? "CUDA error" : op.why(host_report->info));
   if (device_failed || fault::hit(Point::copy)) {  // some results stored: the inputs go back
-    for (std::size_t b = 0; b < down.blocks().size(); ++b)
-      for (std::size_t u = 0; u < up.blocks().size(); ++u)
-        if (up.blocks()[u].a == down.blocks()[b].a)
-          up.blocks()[u].copy(0, up.blocks()[u].n, in + up.start(u), false, false);
+    restore_inputs(up, down, in);
     return fail("CUDA error");
   }
   op.value = host_report->value;
   if (!marks.e.empty()) {
-    auto ms = [](Clock::time_point a, Clock::time_point b) {
-      return std::chrono::duration<double, std::milli>(b - a).count();
-    };
-    float to = 0, work = 0, from = 0;
-    cudaEventElapsedTime(&to, marks.e[0], marks.e[1]);
-    cudaEventElapsedTime(&work, marks.e[1], marks.e[2]);
-    cudaEventElapsedTime(&from, marks.e[2], marks.e[3]);
+    const TripTimes dev(marks);
     std::fprintf(stderr,
                  "hqr: %s one trip (ms): set up %.3f, packed in %.3f, stored %.3f later; on the device from the "
                  "first upload: up %.3f, %s %.3f, down %.3f\n",
-                 op.name, ms(entry, t0), ms(t0, t1), ms(t1, t2), to, op.name, work, from);
+                 op.name, ms_between(entry, t0), ms_between(t0, t1), ms_between(t1, t2), dev.up, op.name, dev.work,
+                 dev.down);
   }
   return {true, host_report->info, nullptr, 0};
 }

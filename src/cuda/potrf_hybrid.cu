@@ -4,7 +4,8 @@
 // panels 0..k: panels stream in while earlier ones compute, and each panel
 // streams out as soon as it is final.
 //
-//   upload thread:   caller -> pinned slot (host threads) -> device, panel by panel
+//   upload thread:   caller -> pinned slot (host threads) -> device, panel by panel;
+//                    a pinned caller's panels go straight up by DMA (pinned.hpp)
 //   compute stream:  herk(diag k) ; gemm(below diag k) ; trsm
 //   download thread: device -> pinned slot -> caller, only the referenced
 //                    triangle (gpu mode: once the upload is done)
@@ -53,6 +54,7 @@
 #include "cuda/handoff.hpp"
 #include "cuda/node.hpp"
 #include "cuda/one_trip.cuh"
+#include "cuda/pinned.hpp"
 #include "cuda/qr_kernels.cuh"
 #include "host/config.hpp"
 #include "host/fault.hpp"
@@ -133,6 +135,7 @@ template <class T> class HybridPotrf {
     phases_.resize(config::verbose_level() >= 3 && mode_ == Panel::gpu ? std::size_t(np_) * kPhases : 0);
     for (auto &e : phases_)
       if (!ok(cudaEventCreate(&e))) return finish({false, 0, "CUDA event", 0});
+    pinned_ = pinned_range(a_, (std::size_t(n_ - 1) * lda_ + n_) * sizeof(T)).pinned;
 
     start_ = Clock::now();
     // CUDA's current device is per thread.
@@ -164,7 +167,7 @@ template <class T> class HybridPotrf {
     if (not_spd_)
       return finish({false, 0, "leading minor not positive definite: LAPACK finishes", stored_columns_.load(),
                      partial_rows_, partial_cols_});
-    Result done{true, 0, nullptr, 0};
+    Result done{true, 0, pinned_ ? kPinnedCaller : nullptr, 0};
     if (log_det_ && !sum_logs(done)) return finish({false, 0, "CUDA error", 0});
     return finish(done);
   }
@@ -237,22 +240,20 @@ template <class T> class HybridPotrf {
   }
   bool stopped() const { return halt_; }
 
-  // Caller -> pinned slot -> device, panel by panel, in factorization order.
+  // Caller -> pinned slot -> device (a pinned caller: caller -> device),
+  // panel by panel, in factorization order.
   void upload() {
     int slot = 0;
+    auto step = [this](auto status, fault::Point p) { return check(status, p); };
     for (lint k = 0; k < np_ && !stop_upload_ && !stopped(); ++k) {
+      bool fine = true;
       for (const Rect &r : chunks(panel_rect(n_, nb_, k), sizeof(T), upper_)) {
-        const int i = slot++ % Context::kSlots;
-        StagingSlot &s = c_.upload_slots[i];
-        if (!check(cudaEventSynchronize(s.dma_done), fault::Point::sync)) break;
         const Stored p = stored(r);
-        copy_block(c_.upload_copies, sizeof(T), p.rows, p.cols, host(p.i, p.j), lda_, s.host, p.rows);
-        if (!check(cudaMemcpy2DAsync(dev(p.i, p.j), ldda_ * sizeof(T), s.host, p.rows * sizeof(T),
-                                     p.rows * sizeof(T), p.cols, cudaMemcpyHostToDevice, c_.upload_stream),
-                   fault::Point::copy))
-          break;
-        if (!check(cudaEventRecord(s.dma_done, c_.upload_stream), fault::Point::copy)) break;
+        fine = upload_block(c_, pinned_, slot, sizeof(T), p.rows, p.cols, host(p.i, p.j), lda_, dev(p.i, p.j), ldda_,
+                            c_.upload_stream, step);
+        if (!fine) break;
       }
+      if (!fine) break;
       if (!check(cudaEventRecord(arrived_[k], c_.upload_stream), fault::Point::copy)) break;
       uploaded_.publish(k + 1);
     }
@@ -559,6 +560,7 @@ template <class T> class HybridPotrf {
   const bool log_det_;
   double host_log_ = 0;      // cpu mode: the sum so far
   double *dlog_ = nullptr;   // gpu mode: per panel, on the device
+  bool pinned_ = false;      // the caller's matrix in pinned memory: uploads go straight up
   T *dA_ = nullptr;
   DevicePotrf solver_;
   void *dwork_ = nullptr;

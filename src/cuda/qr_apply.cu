@@ -37,6 +37,7 @@
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
+#include "cuda/pinned.hpp"
 #include "cuda/qr_device.hpp"
 #include "cuda/qr_kernels.cuh"
 #include "host/config.hpp"
@@ -66,21 +67,17 @@ template <class T> class QrSteps : public DeviceSteps {
   bool init() { return check(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), Point::sync); }
 
   // host (m-by-n, leading dimension ldh) -> device, through the upload
-  // slots, whole columns per slot; the compute stream waits for it.
+  // slots, whole columns per slot (pinned memory: straight up by DMA); the
+  // compute stream waits for it.
   bool put(const T *host, lint ldh, lint m, lint n, T *dev, lint ldd) {
     if (m <= 0 || n <= 0) return true;
-    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(m) * sizeof(T))));
-    for (lint j = 0; j < n; j += per) {
-      const lint nc = std::min(per, n - j);
-      StagingSlot &s = c_.upload_slots[slot_++ % Context::kSlots];
-      if (!check(cudaEventSynchronize(s.dma_done), Point::sync)) return false;
-      copy_block(c_.upload_copies, sizeof(T), m, nc, host + std::size_t(j) * ldh, ldh, s.host, m);
-      if (!check(cudaMemcpy2DAsync(dev + std::size_t(j) * ldd, ldd * sizeof(T), s.host, m * sizeof(T), m * sizeof(T),
-                                   nc, cudaMemcpyHostToDevice, c_.upload_stream),
-                 Point::copy) ||
-          !check(cudaEventRecord(s.dma_done, c_.upload_stream), Point::copy))
+    const bool pinned = caller_pinned(host, ldh, m, n);
+    const lint per = pinned ? n : std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(m) * sizeof(T))));
+    auto step = [this](auto status, Point p) { return check(status, p); };
+    for (lint j = 0; j < n; j += per)
+      if (!upload_block(c_, pinned, slot_, sizeof(T), m, std::min(per, n - j), host + std::size_t(j) * ldh, ldh,
+                        dev + std::size_t(j) * ldd, ldd, c_.upload_stream, step))
         return false;
-    }
     return check(cudaEventRecord(ready_, c_.upload_stream), Point::copy) &&
            check(cudaStreamWaitEvent(c_.compute_stream, ready_, 0), Point::sync);
   }
@@ -138,19 +135,29 @@ template <class T> class QrSteps : public DeviceSteps {
   bool put_conj_transposed(const T *host, lint ldh, lint m, lint n, T *f, lint ldf, char *staging,
                            unsigned long long *amax) {
     const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(m) * sizeof(T))));
+    const bool pinned = caller_pinned(host, ldh, m, n);
     if (!check(cudaMemsetAsync(amax, 0, sizeof *amax, c_.upload_stream), Point::copy)) return false;
     for (lint j = 0; j < n; j += per) {
       const lint nc = std::min(per, n - j);
       const int i = slot_++ % Context::kSlots;
       StagingSlot &s = c_.upload_slots[i];
       T *d = reinterpret_cast<T *>(staging + std::size_t(i) * Context::kSlotBytes);
-      if (!check(cudaEventSynchronize(s.dma_done), Point::sync)) return false;
-      copy_block(c_.upload_copies, sizeof(T), m, nc, host + std::size_t(j) * ldh, ldh, s.host, m);
-      if (!check(cudaMemcpyAsync(d, s.host, sizeof(T) * std::size_t(m) * nc, cudaMemcpyHostToDevice,
-                                 c_.upload_stream),
-                 Point::copy) ||
-          !check(cudaEventRecord(s.dma_done, c_.upload_stream), Point::copy))
-        return false;
+      // The device twin d is reused in stream order; its host slot only
+      // where the caller's memory is not pinned.
+      if (pinned) {
+        if (!check(cudaMemcpy2DAsync(d, m * sizeof(T), host + std::size_t(j) * ldh, ldh * sizeof(T), m * sizeof(T), nc,
+                                     cudaMemcpyHostToDevice, c_.upload_stream),
+                   Point::copy))
+          return false;
+      } else {
+        if (!check(cudaEventSynchronize(s.dma_done), Point::sync)) return false;
+        copy_block(c_.upload_copies, sizeof(T), m, nc, host + std::size_t(j) * ldh, ldh, s.host, m);
+        if (!check(cudaMemcpyAsync(d, s.host, sizeof(T) * std::size_t(m) * nc, cudaMemcpyHostToDevice,
+                                   c_.upload_stream),
+                   Point::copy) ||
+            !check(cudaEventRecord(s.dma_done, c_.upload_stream), Point::copy))
+          return false;
+      }
       max_abs<<<grid_for(int64_t(m) * nc, 256, 1024), 256, 0, c_.upload_stream>>>(m, nc, dv(d), m, amax);
       if (!launched() || !check(blas::geam(c_.upload_blas, blas::op_c<T>(), nc, m, d, m, f + j, ldf), Point::kernel))
         return false;
@@ -205,7 +212,17 @@ template <class T> class QrSteps : public DeviceSteps {
 
   bool finish() { return check(cudaStreamSynchronize(c_.compute_stream), Point::sync); }
 
+  // Whether an upload went straight from pinned caller memory (HQR_VERBOSE's note).
+  bool pinned() const { return pinned_; }
+
  private:
+  // Whether the m-by-n block at host (leading dimension ldh) lies in pinned memory.
+  bool caller_pinned(const T *host, lint ldh, lint m, lint n) {
+    const bool p = pinned_range(host, (std::size_t(n - 1) * ldh + m) * sizeof(T)).pinned;
+    pinned_ = pinned_ || p;
+    return p;
+  }
+  bool pinned_ = false;
   int slot_ = 0;
   cudaEvent_t ready_ = nullptr;
 };
@@ -346,7 +363,7 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
   out.b_columns = gels_rhs(s, trans, m, n, f.a, f.ldda, f.t, f.nb, info, dB, dV, dW, nbmax, nrhs, b, ldb);
   if (!s.failed()) s.finish();
   out.r.ran = !s.failed() && out.b_columns == nrhs;
-  if (!out.r.ran) out.r.why = "CUDA error";
+  out.r.why = !out.r.ran ? "CUDA error" : r.why == kPinnedCaller || s.pinned() ? kPinnedCaller : nullptr;
   return out;
 }
 
@@ -457,7 +474,7 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
   out.b_columns = gels_rhs(s, !trans, n, m, dF, ldf, dTs, nb, info, dB, dV, dW, nb, nrhs, b, ldb);
   if (!s.failed()) s.finish();
   out.r.ran = !s.failed() && out.b_columns == nrhs;
-  if (!out.r.ran) out.r.why = "CUDA error";
+  out.r.why = !out.r.ran ? "CUDA error" : s.pinned() ? kPinnedCaller : nullptr;
   return out;
 }
 
@@ -508,7 +525,7 @@ Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda
   const lint stored = fine ? s.get(dC, lddc, m, n, c, ldc, !left, false) : 0;
   if (!s.failed()) s.finish();
   if (s.failed() || stored != lines) return {false, 0, "CUDA error", stored};
-  return {true, 0, nullptr, 0};
+  return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};
 }
 
 // ---- xORGQR / xUNGQR --------------------------------------------------------
@@ -548,7 +565,7 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
   const lint stored = fine ? s.get(dA, ldd, m, n, a, lda, false, true) : 0;
   if (!s.failed()) s.finish();
   if (s.failed() || stored != n) return {false, 0, "CUDA error", n - stored};
-  return {true, 0, nullptr, 0};
+  return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};
 }
 
 #define HQR_INSTANTIATE(T)                                                                     \

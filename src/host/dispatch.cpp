@@ -27,6 +27,15 @@ namespace {
 // potrf's one trip through cuSOLVER beats the CPU from 256,
 // bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-25.txt).
 constexpr long kMinGpuOrder = 256;
+// A caller whose array lies in pinned memory skips the staging copies, a
+// large share of the GPU path's time near the crossovers (H200, dpotrf L
+// 256: hqr's one trip 0.33 ms through the staging against 0.16 for
+// cuSOLVER on a pinned buffer, bench/results/potrf-NVIDIA-H200-2026-11-26b.txt):
+// its crossover is taken as this fraction of the measured (or shipped) one,
+// never below kMinGpuOrder. So it moves only where the crossover lies above
+// the smallest order (H200: the QR family's 384 to 288; potrf and the
+// inverses stay at 256). Only calls in between ask the driver (pinned.hpp).
+constexpr double kPinnedCrossover = 0.75;
 // The crossover is searched on these orders; past the last one the CPU is
 // never faster on a machine that has a data-centre GPU.
 constexpr long kProbeOrders[] = {256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192};
@@ -200,13 +209,17 @@ GpuGate gpu_gate(double cpu_s) {
   return {false, "the GPU is not started; quicker on the CPU than starting it"};
 }
 
-Decision choose_path(Routine r, char prec, long n, Probe probe) {
+Decision choose_path(Routine r, char prec, long n, Probe probe, const void *a, std::size_t bytes) {
   const long forced = config::gpu_min_n();
   if (forced >= 0 && n < forced) return {Path::cpu, "below HQR_GPU_MIN_N"};
   if (forced < 0 && n < kMinGpuOrder) return {Path::cpu, "too small for the GPU"};
   const GpuGate g = gpu_gate(cpu_seconds(flops_of(r, prec, n), prec));
   if (!g.open) return {Path::cpu, g.why};
-  if (forced < 0 && n < crossovers().get(r, prec, probe)) return {Path::cpu, "below the GPU crossover"};
+  if (forced < 0) {
+    const long crossover = crossovers().get(r, prec, probe);
+    const bool pinned_window = a && n >= std::max(kMinGpuOrder, long(double(crossover) * kPinnedCrossover));
+    if (n < crossover && !(pinned_window && gpu::caller_pinned(a, bytes))) return {Path::cpu, "below the GPU crossover"};
+  }
   return {Path::gpu, nullptr};
 }
 

@@ -3,6 +3,8 @@
 // the crossover of this GPU and host (crossover.hpp).
 #pragma once
 
+#include <cstddef>
+
 namespace hqr {
 
 enum class Path { cpu, gpu };
@@ -26,8 +28,14 @@ using Probe = double (*)(Path path, long n);
 // model, else a generic one; nothing is measured inside the call unless
 // HQR_CALIBRATE=1. HQR_GPU_MIN_N overrides all of it. While the GPU's
 // context is not ready, a call that is short on the CPU runs there instead
-// of waiting for it (gpu_gate).
-Decision choose_path(Routine r, char prec, long n, Probe probe);
+// of waiting for it (gpu_gate). `a`, `bytes`: the call's main array, where
+// it lies in pinned memory (the GPU path skips the staging copies) the
+// crossover is lower (kPinnedCrossover, dispatch.cpp).
+Decision choose_path(Routine r, char prec, long n, Probe probe, const void *a = nullptr, std::size_t bytes = 0);
+// The bytes an m-by-n array with leading dimension ld spans.
+template <class T> std::size_t span_bytes(long m, long n, long ld) {
+  return m > 0 && n > 0 ? (std::size_t(n - 1) * std::size_t(ld) + std::size_t(m)) * sizeof(T) : 0;
+}
 // Level-3 BLAS (host/blas3.cpp): no probe per call; a cost model from the
 // call's LAPACK flop count, the bytes that must cross the host link (A and
 // B once, C in when beta != 0 and out) and the smallest dimension (skinny

@@ -237,7 +237,7 @@ bool gels_gpu(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint 
   // (Only B's columns the GPU finished: the CPU's come from the input.)
   if (!lq) lapack_zero_reflectors(m, n, a, lda, tau, b, ldb, *info > 0 && !trans ? (g.r.ran ? nrhs : g.b_columns) : 0);
   if (g.r.ran) {
-    trace.path(path);
+    trace.path(path, g.r.why);  // why: "pinned caller" or none
   } else {
     trace.path("cpu-resumed", g.r.why);  // B's trailing columns on the CPU
     const lint c = g.b_columns;
@@ -305,7 +305,8 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
              long(*lda), long(*ldb), long(*lwork));
   // The hybrid geqrf's crossover, at the order of the square QR with the
   // flops of this one.
-  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>);
+  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>, a,
+                                 span_bytes<T>(*m, *n, *lda));
   if (d.path == Path::gpu) {
     // A NaN or Inf stays on the CPU: xGELS scales an A or B holding an Inf
     // by zero (xLASCL from Inf), which the GPU path's emulation of the

@@ -68,12 +68,13 @@ void geqrf(const lint *m, const lint *n, T *a, const lint *lda, T *tau, T *work,
 
   Trace trace(name, flops::geqrf<T>(*m, *n));
   trace.args("m=%ld n=%ld lda=%ld lwork=%ld", long(*m), long(*n), long(*lda), long(*lwork));
-  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>);
+  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>, a,
+                                 span_bytes<T>(*m, *n, *lda));
   if (d.path == Path::gpu) {
     const char *path = "gpu-hybrid";
     const gpu::Result r = gpu::geqrf(*m, *n, a, *lda, tau, &path);
     if (r.ran) {
-      trace.path(path);
+      trace.path(path, r.why);  // why: "pinned caller" or none
       lapack_zero_reflectors(*m, *n, a, *lda, tau);
       work[0] = T(optimal_lwork(*m, *n, a, *lda));
       return;

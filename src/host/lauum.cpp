@@ -28,12 +28,12 @@ template <class T> void lauum(const char *uplo, const lint *n, T *a, const lint 
   Trace trace(name, flops::lauum<T>(*n));
   trace.args("uplo=%c n=%ld lda=%ld", *uplo, long(*n), long(*lda));
   const bool upper = lsame(uplo, 'U');
-  const Decision d = choose_path(Routine::lauum, Prec<T>::letter, *n, probe<T>);
+  const Decision d = choose_path(Routine::lauum, Prec<T>::letter, *n, probe<T>, a, span_bytes<T>(*n, *n, *lda));
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::lauum(upper, *n, a, *lda);
     trace.devices(r.devices);
     if (r.ran) {
-      trace.path(r.path ? r.path : "gpu-hybrid");
+      trace.path(r.path ? r.path : "gpu-hybrid", r.why);  // why: "pinned caller" or none
       *info = r.info;
       return;
     }

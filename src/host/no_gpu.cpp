@@ -10,6 +10,7 @@ namespace gpu {
 bool available() { return false; }
 StartState startup() { return {Startup::off, 0}; }
 void start() {}
+bool caller_pinned(const void *, std::size_t) { return false; }
 template <class T> Result potrf(bool, lint, T *, lint, bool) { return {false, 0, "built without CUDA", 0}; }
 template Result potrf(bool, lint, float *, lint, bool);
 template Result potrf(bool, lint, double *, lint, bool);

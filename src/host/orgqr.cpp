@@ -69,13 +69,14 @@ void orgqr(const lint *m, const lint *n, const lint *k, T *a, const lint *lda, c
   Trace trace(name, flops::orgqr<T>(*m, *n, *k));
   trace.args("m=%ld n=%ld k=%ld lda=%ld lwork=%ld", long(*m), long(*n), long(*k), long(*lda), long(*lwork));
   const double flops = flops::orgqr<T>(*m, *n, *k);
-  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_order_for_flops<T>(flops), qr_probe<T>);
+  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_order_for_flops<T>(flops), qr_probe<T>, a,
+                                 span_bytes<T>(*m, *n, *lda));
   if (d.path == Path::gpu) {
     const char *path = "gpu";
     const gpu::Result r = gpu::orgqr(*m, *n, *k, a, *lda, tau, &path);
     if (r.ran || r.resume < *n) {
       if (r.ran) {
-        trace.path(path);
+        trace.path(path, r.why);  // why: "pinned caller" or none
       } else {  // columns 0..resume-1 on the CPU, from their own reflectors
         trace.path("cpu-resumed", r.why);
         const lint rn = r.resume, rk = std::min(*k, rn);

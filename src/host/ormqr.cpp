@@ -68,14 +68,15 @@ void ormqr(const char *side, const char *trans, const lint *m, const lint *n, co
   trace.args("side=%c trans=%c m=%ld n=%ld k=%ld lda=%ld ldc=%ld lwork=%ld", *side, *trans, long(*m), long(*n),
              long(*k), long(*lda), long(*ldc), long(*lwork));
   const double flops = flops::ormqr<T>(left, *m, *n, *k);
-  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_order_for_flops<T>(flops), qr_probe<T>);
+  const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_order_for_flops<T>(flops), qr_probe<T>, c,
+                                 span_bytes<T>(*m, *n, *ldc));
   if (d.path == Path::gpu) {
     const char *path = "gpu";
     const gpu::Result r = gpu::ormqr(left, !notran, *m, *n, *k, a, *lda, tau, c, *ldc, &path);
     if (r.ran || r.resume > 0) {
       const lint done = r.ran ? 0 : r.resume;
       if (r.ran) {
-        trace.path(path);
+        trace.path(path, r.why);  // why: "pinned caller" or none
       } else {  // the lines the GPU did not store, on the CPU
         trace.path("cpu-resumed", r.why);
         const lint rm = left ? *m : *m - done, rn = left ? *n - done : *n;

@@ -111,12 +111,12 @@ bool potrf_summing(const char *uplo, const lint *n, T *a, const lint *lda, lint 
   // path runs either as the lower one (H200, n = 256: L 0.19-0.20 ms, U
   // 0.18-0.20; OpenBLAS's upper potrf 0.29-0.34, its lower 0.46-0.53;
   // bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
-  const Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, potrf_probe<T>);
+  const Decision d = choose_path(Routine::potrf, Prec<T>::letter, *n, potrf_probe<T>, a, span_bytes<T>(*n, *n, *lda));
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potrf(upper, *n, a, *lda, log_det != nullptr);
     trace.devices(r.devices);
     if (r.ran) {
-      trace.path(r.path ? r.path : "gpu-hybrid");
+      trace.path(r.path ? r.path : "gpu-hybrid", r.why);  // why: "pinned caller" or none
       *info = r.info;
       if (r.has_log_det) *log_det = r.log_det;
       return r.has_log_det;

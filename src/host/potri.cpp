@@ -35,12 +35,12 @@ template <class T> void potri(const char *uplo, const lint *n, T *a, const lint 
     trace.path("cpu", "singular: a zero on the diagonal");
     return;
   }
-  const Decision d = choose_path(Routine::potri, Prec<T>::letter, *n, probe<T>);
+  const Decision d = choose_path(Routine::potri, Prec<T>::letter, *n, probe<T>, a, span_bytes<T>(*n, *n, *lda));
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::potri(upper, *n, a, *lda);
     trace.devices(r.devices);
     if (r.ran) {
-      trace.path(r.path ? r.path : "gpu-hybrid");
+      trace.path(r.path ? r.path : "gpu-hybrid", r.why);  // why: "pinned caller" or none
       *info = r.info;
       return;
     }

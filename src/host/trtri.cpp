@@ -42,12 +42,12 @@ template <class T> void trtri(const char *uplo, const char *diag, const lint *n,
     trace.path("cpu", "singular: a zero on the diagonal");
     return;
   }
-  const Decision d = choose_path(Routine::trtri, Prec<T>::letter, *n, probe<T>);
+  const Decision d = choose_path(Routine::trtri, Prec<T>::letter, *n, probe<T>, a, span_bytes<T>(*n, *n, *lda));
   if (d.path == Path::gpu) {
     const gpu::Result r = gpu::trtri(upper, unit, *n, a, *lda);
     trace.devices(r.devices);
     if (r.ran) {
-      trace.path(r.path ? r.path : "gpu-hybrid");
+      trace.path(r.path ? r.path : "gpu-hybrid", r.why);  // why: "pinned caller" or none
       *info = r.info;
       return;
     }
