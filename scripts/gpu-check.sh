@@ -276,14 +276,14 @@ if part blas3; then
 # Level-3 BLAS on the GPUs (blas3_gpu.cu): test_blas3 with every call on the
 # GPU path, at the default tile edge and at 64 (many tiles, dealt over the
 # set's GPUs, the A pieces copied GPU to GPU), one GPU, pieces streamed
-# through a 2 MB budget (the tiles shrink; at 1 MB the smallest schedule of
-# two of the tests' calls does not fit, zgemm 480x64x512 with 32-wide pieces
-# and dsymm's A of order 345, and they run on the CPU as planned: H200,
-# 2026-11-28), faults in the middle of the
+# through a 4 MB budget (the tiles shrink; at 1 and 2 MB the smallest
+# schedules of a few of the tests' calls do not fit -- zgemm 480x64x512
+# with 32-wide pieces, the A of dsymm and zsymm of order 345 -- and those
+# run on the CPU as planned: H200, 2026-11-28), faults in the middle of the
 # large calls (the CPU finishes the lines not stored: cpu-resumed), the
 # reference BLAS testers, and compute-sanitizer on the multi-tile gemms.
 export HQR_REFERENCE_BLAS=${HQR_REFERENCE_BLAS:-$hqr_lib/blas/libblas.so.3}
-for run in "default:" "nb64:HQR_NB=64" "nb64-1gpu:HQR_NB=64 HQR_DEVICE=0" "stream:HQR_NB=64 HQR_GPU_MEMORY=2M" \
+for run in "default:" "nb64:HQR_NB=64" "nb64-1gpu:HQR_NB=64 HQR_DEVICE=0" "stream:HQR_NB=64 HQR_GPU_MEMORY=4M" \
            "fault-copy:HQR_NB=64 HQR_FAULT=copy:200 HQR_TEST_FILTER=*_large*" \
            "fault-sync:HQR_NB=64 HQR_FAULT=sync:150 HQR_TEST_FILTER=*_large*" \
            "fault-kernel:HQR_NB=64 HQR_FAULT=kernel:60 HQR_TEST_FILTER=*_large*"; do
