@@ -314,7 +314,7 @@ check-asan: deps
 # system's LAPACK in a fresh process per measurement; the others link libhqr.
 BENCH_CUDA := bench_potrf bench_inverse bench_qr bench_qrupd bench_blas3
 BENCH_BIN  := $(addprefix $(BUILD)/,$(BENCH_CUDA) bench_potrf_peer bench_potrf_mg bench_copy bench_qrupd_cpu \
-                bench_first_call)
+                bench_qrupd_econ bench_first_call)
 BENCH_FLAGS := $(CXXFLAGS) -std=c++17 -pthread -Iinclude -Isrc -Ibench -I$(CUDA_HOME)/include
 bench: $(BENCH_BIN)
 $(addprefix $(BUILD)/,$(BENCH_CUDA)): $(BUILD)/%: bench/%.cpp bench/timing.hpp $(LIB)
@@ -333,6 +333,9 @@ $(BUILD)/bench_first_call: bench/bench_first_call.cpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -ldl
 $(BUILD)/bench_qrupd_cpu: bench/bench_qrupd_cpu.cpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(BUILD) -lhqr -Wl,-rpath,'$$ORIGIN'
+# The economy-form updates (CPU only: no CUDA needed); dlopens qrupdate.
+$(BUILD)/bench_qrupd_econ: bench/bench_qrupd_econ.cpp bench/timing.hpp $(LIB)
+	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(BUILD) -lhqr -ldl -Wl,-rpath,'$$ORIGIN'
 
 # ---- Python wheel -------------------------------------------------------------
 # The package python/hqr with this build's wheel libraries ($(BUILD)/wheel:

@@ -943,6 +943,11 @@ module hqr
       import :: c_int
       integer(c_int), value :: nb
     end subroutine hqr_set_nb
+    ! void hqr_set_cpu_threads(int n): HQR_CPU_THREADS; 0 restores the default (every core)
+    subroutine hqr_set_cpu_threads(n) bind(C, name='hqr_set_cpu_threads')
+      import :: c_int
+      integer(c_int), value :: n
+    end subroutine hqr_set_cpu_threads
     ! int hqr_calibrate(void): measures and caches the crossovers on the serving GPU;
     ! 0, -1 with no GPU, -2 when the cache file could not be written
     function hqr_calibrate() bind(C, name='hqr_calibrate') result(rc)

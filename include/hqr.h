@@ -189,6 +189,9 @@ void hqr_set_gpu_min_n(long n);
 void hqr_set_verbose(int on);
 /* HQR_NB: block size of the hybrid paths; 0 restores the default. */
 void hqr_set_nb(int nb);
+/* HQR_CPU_THREADS: threads of hqr's own CPU passes (the economy QR updates);
+ * 0 restores the default, every core. */
+void hqr_set_cpu_threads(int n);
 /* Measures, on the GPU that serves calls, the order from which each routine
  * with a GPU path (xPOTRF, xTRTRI, xLAUUM, xPOTRI, xGEQRF and the QR family)
  * runs faster there than on the CPU, s/d/c/z, and caches it for every later

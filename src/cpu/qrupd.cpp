@@ -17,8 +17,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <new>
+#include <vector>
 
 #include "cpu/blas.hpp"
+#include "cpu/parallel.hpp"
+#include "cpu/potf2.hpp"
+#include "cpu/qrupd_econ_passes.hpp"
+#include "cpu/trti2.hpp"
 
 namespace hqr::cpu {
 namespace {
@@ -258,17 +265,8 @@ template <class T> void shift_columns(idx m, idx c0, idx n, idx shift, T *r, idx
 
 // ---- rotation passes -------------------------------------------------------
 
-// A group of nt passes of rotations on adjacent indices, applied in order:
-// pass t rotates (k-1, k) for k = hi[t] down to lo[t]+1, with the cosine
-// and sine at cs[t*ld + k-lo[t]-1], sn[...].
-template <class T> struct Passes {
-  idx nt;
-  const idx *lo, *hi;
-  const T *cs, *sn;
-  idx ld;
-  T c(idx t, idx k) const { return cs[t * ld + k - lo[t] - 1]; }
-  T s(idx t, idx k) const { return sn[t * ld + k - lo[t] - 1]; }
-};
+// Passes<T> (qrupd_econ_passes.hpp): a group of passes of rotations on adjacent
+// indices.
 
 // Pass t of ps from the left on one column x, restricted to k <= top.
 template <class T> inline void rot_chain(T *x, const Passes<T> &ps, idx t, idx top) {
@@ -453,10 +451,9 @@ long qrupd_refactor_lwork(lint mnew, lint nnew, lint mold, lint nold) {
   return std::max(long(std::max<lint>(1, std::min(mold, nold))) * kFormNb, householder_lwork(mnew, nnew, mnew));
 }
 
-// The economy form: Q's rows kEconRows at a time where a block of
-// reflectors or rotations multiplies them through a copy (a tall Q need not
-// fit the workspace).
-constexpr idx kEconRows = 4096;
+// The economy form. Blocked (from *_lwopt on), Q's rows go through one or
+// two passes with every thread (qrupd_econ_passes.hpp), thread 0's block of rows
+// in WORK; directly, the kernels above, one reflector or pass at a time.
 namespace {
 // Gram-Schmidt and the two thin QRs of the inserted block: W2 (N-by-P),
 // Ry1 (P-by-P), xGEQRT's T and its (or xLARFB's) workspace (kNb-by-P each).
@@ -467,12 +464,18 @@ long addcols_econ_cgs_lwork(lint n, lint p) {
 long qrupd_addcols_econ_lwmin(lint m, lint n, lint p) {
   return std::max(addcols_econ_cgs_lwork(n, p), 2L * std::max<lint>(1, n));
 }
+// The block Gram-Schmidt's, then the blocked path's (AddcolsEconWork).
 long qrupd_addcols_econ_lwopt(lint m, lint n, lint p) {
-  return std::max(addcols_econ_cgs_lwork(n, p), passes_lwork(n, std::min<lint>(m, kEconRows), n + p));
+  const long np = long(n) + p;
+  return addcols_econ_cgs_lwork(n, p) + 7L * p * p + np * p + 2L * p * std::max<lint>(1, n) +
+         row_scratch_size(np, np * p);
 }
+// All the reflectors (tau and v, P+1 each), thread 0's block of Q's rows.
 long qrupd_delcols_econ_lwopt(bool wantq, lint m, lint n, lint p, lint j0) {
-  const lint nb = delcols_nb(n, n, p, j0);
-  return wantq ? delcols_blocked_lwork(n, p, nb, std::min<lint>(m, kEconRows)) : delcols_direct_lwork(n, p, nb);
+  const long direct = delcols_direct_lwork(n, p, delcols_nb(n, n, p, j0));
+  if (!wantq) return direct;
+  const long count = std::max<lint>(0, n - p - j0);
+  return std::max(direct, count * (p + 2) + row_scratch_size(n - j0, 0));
 }
 // tau (N), the blocks' T (nb-by-N), the trailing update's (nb-by-N); with
 // Q, the (N+P)-by-N product of the reflectors.
@@ -907,27 +910,26 @@ template <class T> void addcols_econ_columnwise(idx m, idx n, idx p, T *q, idx l
     c[n + k] = nv;
   }
 }
-}  // namespace
 
+// Block classical Gram-Schmidt run twice ("twice is enough"; BCGS2,
+// Barlow & Smoktunowicz 2013) for addcols_econ: W1 = Q^H*U, Y = U - Q*W1 =
+// Qy*Ry1, W2 = Q^H*Qy, Z = Qy - Q*W2 = Qn*Ry2 (Householder QRs), so that
+// [Q U] = [Q Qn] * [I, W1 + W2*Ry1; 0, Ry2*Ry1], Qn orthogonal to Q to
+// working precision when U is nearly in Q's range. Where the second pass
+// still cancels (a diagonal entry of Ry2 below 1/2, as Kahan's criterion:
+// U's columns in Q's range up to rounding, or dependent among themselves,
+// and M - N small), Qn is projected again, at most twice more; where it
+// still cancels then (a column exactly in Q's range or dependent on the
+// others), the block is orthogonalised column by column instead
+// (addcols_econ_columnwise: such a column gets R's diagonal entry 0 and a
+// unit vector orthogonal to Q and the other new columns). Qn goes to Q's
+// columns n..n+p-1, the inserted block of R (rows 0..n+p-1) to blk; u is
+// destroyed. work: addcols_econ_cgs_lwork.
 template <class T>
-void qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *u, lint ldu_,
-                        T *work, long lwork) {
-  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_, np = n + p;
-  shift_columns(np, j0, n - j0, p, r, ldr);  // open the gap; R has n+p rows now
-  T *blk = r + j0 * ldr, *qn = q + n * ldq;    // the inserted block, Q's new columns
+void addcols_econ_bcgs2(idx m, idx n, idx p, T *q, idx ldq, T *blk, idx ldr, T *u, idx ldu, T *work) {
+  const lint m_ = lint(m), ldq_ = lint(ldq), ldr_ = lint(ldr), ldu_ = lint(ldu);
+  T *qn = q + n * ldq;
   T *w2 = work, *ry1 = w2 + std::max<idx>(1, n * p), *t = ry1 + p * p, *gw = t + kNb * p;
-  // Block classical Gram-Schmidt run twice ("twice is enough"; BCGS2,
-  // Barlow & Smoktunowicz 2013): W1 = Q^H*U, Y = U - Q*W1 = Qy*Ry1,
-  // W2 = Q^H*Qy, Z = Qy - Q*W2 = Qn*Ry2 (Householder QRs), so that
-  // [Q U] = [Q Qn] * [I, W1 + W2*Ry1; 0, Ry2*Ry1], Qn orthogonal to Q to
-  // working precision when U is nearly in Q's range. Where the second pass
-  // still cancels (a diagonal entry of Ry2 below 1/2, as Kahan's criterion:
-  // U's columns in Q's range up to rounding, or dependent among themselves,
-  // and M - N small), Qn is projected again, at most twice more; where it
-  // still cancels then (a column exactly in Q's range or dependent on the
-  // others), the block is orthogonalised column by column instead
-  // (addcols_econ_columnwise: such a column gets R's diagonal entry 0 and a
-  // unit vector orthogonal to Q and the other new columns).
   if (n > 0) {
     blas::gemm<T>('C', 'N', lint(n), lint(p), m_, T(1), q, ldq_, u, ldu_, T(0), blk, ldr_);
     blas::gemm<T>('N', 'N', m_, lint(p), lint(n), T(-1), q, ldq_, blk, ldr_, T(1), u, ldu_);
@@ -965,28 +967,233 @@ void qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T 
     for (idx c = 0; c < p; ++c)
       for (idx i = 0; i < p; ++i) r22[i + c * ldr] = i <= c ? racc[i + c * p] : T(0);
   }
-  // R is now upper triangular but for the inserted block (full down to row
-  // n+p-1, upper triangular from row n): the Givens passes of the full
-  // form, on R's n+p rows and Q's n+p columns.
-  const bool blocked = lwork >= qrupd_addcols_econ_lwopt(m_, n_, p_);
+}
+
+// Where addcols_econ's blocked path keeps its small matrices (P-by-P, ld
+// P, unless said), after the block Gram-Schmidt's part of WORK:
+// qrupd_addcols_econ_lwopt.
+template <class T> struct AddcolsEconWork {
+  T *r1, *r1inv, *r2, *f, *rc, *spare;  // spare: 2*p*p, potf2's work, then Rc^-1 after it
+  T *wg;                                // [W; G2], (n+p)-by-p, ld n+p
+  T *cs, *sn;                           // the rotations, p*max(1,n) each
+  T *block;                             // thread 0's scratch
+  AddcolsEconWork(idx n, idx p, T *w) {
+    const idx pp = p * p, s = std::max<idx>(1, n);
+    r1 = w, r1inv = r1 + pp, r2 = r1inv + pp, f = r2 + pp, rc = f + pp, spare = rc + pp;
+    wg = spare + 2 * pp;
+    cs = wg + (n + p) * p, sn = cs + p * s, block = sn + p * s;
+  }
+};
+
+// sqrt(||a||_1 * ||a||_inf) >= ||a||_2 for the p-by-p upper triangle of a
+// with column c scaled by cs[c] and row i by rs[i] (null: 1).
+template <class T>
+real_of<T> tri_norm2_bound(idx p, const T *a, idx lda, const real_of<T> *cs, const real_of<T> *rs) {
+  using R = real_of<T>;
+  R n1 = 0, ninf = 0;
+  for (idx c = 0; c < p; ++c) {
+    R col = 0;
+    for (idx i = 0; i <= c; ++i) col += std::abs(a[i + c * lda]) * (cs ? cs[c] : R(1)) * (rs ? rs[i] : R(1));
+    n1 = std::max(n1, col);
+  }
+  for (idx i = 0; i < p; ++i) {
+    R row = 0;
+    for (idx c = i; c < p; ++c) row += std::abs(a[i + c * lda]) * (cs ? cs[c] : R(1)) * (rs ? rs[i] : R(1));
+    ninf = std::max(ninf, row);
+  }
+  return std::sqrt(n1 * ninf);  // NaN stays NaN
+}
+
+// The Cholesky factor of the p-by-p Hermitian a (upper triangle) in place,
+// zeros below, and its inverse in ainv; false where a is not (numerically)
+// positive definite or holds NaN or Inf. work: p*p.
+template <class T> bool cholesky_and_inverse(idx p, T *a, T *ainv, T *work) {
+  if (potf2<T>(true, lint(p), a, lint(p), work) != 0) return false;
+  for (idx c = 0; c < p; ++c) {
+    if (!std::isfinite(std::real(a[c + c * p]))) return false;
+    for (idx i = c + 1; i < p; ++i) a[i + c * p] = 0;
+  }
+  std::copy(a, a + p * p, ainv);
+  trti2<T>(true, false, lint(p), ainv, lint(p), work);
+  return true;
+}
+
+// addcols_econ's blocked orthogonalisation, where the data allow it, in
+// passes over U and one over Q: CholeskyQR2 of U (U = U1*R1, U1 = Uq*R2,
+// Uq orthonormal), and the projection against Q from Wq = Q^H*Uq alone:
+// Y = Uq - Q*Wq has Y^H*Y = I - Wq^H*Wq = Rc^H*Rc, so
+//   [Q U] = [Q Qn] * [I, W*R1; 0, Rc*R2*R1],  W = Q^H*U1,
+//   Qn = (U1 - Q*W)*F,  F = (Rc*R2)^-1.
+// R's inserted block is set, and Qn is left to the rotation pass
+// (econ_rotate forms it block by block from U, R1^-1, W and F; U1 = U*R1^-1
+// exactly as the pass over Q formed it, the one whose Gram matrix gave R2:
+// formed as U*(R1^-1*F) instead, Q lost orthogonality at eps*kappa(U)). Taken where U is well conditioned (its
+// columns scaled: kappa below 1/(16*sqrt(eps)), then U1^H*U1 within 1/2
+// of I, the range where CholeskyQR2 gives orthonormal columns) and no
+// vector of U's span keeps less than 1/sqrt(2) of its norm outside Q's
+// range (||Rc^-1|| <= sqrt(2), Kahan's criterion for the block: Qn
+// orthogonal to Q to working precision with one projection; its errors
+// grow with ||Rc^-1||^2); otherwise false, with U as it came, for the block
+// Gram-Schmidt. U is only read (U1 lives in the passes' scratch).
+template <class T>
+bool addcols_econ_cholqr2(idx m, idx n, idx p, const T *q, idx ldq, T *blk, idx ldr, const T *u, idx ldu,
+                          const AddcolsEconWork<T> &w, const RowScratch<T> &scratch) {
+  using R = real_of<T>;
+  const idx np = n + p;
+  const R eps = std::numeric_limits<R>::epsilon();
+  // G1 = U^H*U (a pass over U), R1 its Cholesky factor, and R1's condition
+  // with U's columns scaled to 1.
+  econ_gram<T>(m, 0, p, nullptr, 1, u, ldu, nullptr, w.r1, scratch);
+  if (!cholesky_and_inverse(p, w.r1, w.r1inv, w.spare)) return false;
+  std::vector<R> scale;  // U's column norms, then their inverses
+  try {
+    scale.resize(2 * std::size_t(p));
+  } catch (...) {
+    return false;
+  }
+  R *norms = scale.data(), *inv = norms + p;
+  for (idx c = 0; c < p; ++c) {
+    norms[c] = norm2(c + 1, w.r1 + c * p);
+    if (!(norms[c] > 0)) return false;
+    inv[c] = R(1) / norms[c];
+  }
+  const R kappa = tri_norm2_bound<T>(p, w.r1, p, inv, nullptr) * tri_norm2_bound<T>(p, w.r1inv, p, nullptr, norms);
+  if (!(kappa <= R(1) / (16 * std::sqrt(eps)))) return false;
+
+  // W = Q^H*U1 and G2 = U1^H*U1, U1 = U*R1^-1: a pass over Q and U. G2
+  // within 1/2 of I (Gershgorin), then R2.
+  econ_gram<T>(m, n, p, q, ldq, u, ldu, w.r1inv, w.wg, scratch);
+  const T *g2 = w.wg + n;
+  for (idx i = 0; i < p; ++i) {
+    R off = 0;
+    for (idx c = 0; c < p; ++c) off += std::abs(g2[i + c * np] - (i == c ? T(1) : T(0)));
+    if (!(off <= R(0.5))) return false;
+  }
+  for (idx c = 0; c < p; ++c) std::copy(g2 + c * np, g2 + c * np + p, w.r2 + c * p);
+  if (!cholesky_and_inverse(p, w.r2, w.f, w.spare)) return false;
+
+  // Wq = W*R2^-1 (in R's rows 0..n-1 of the block for now), K = I -
+  // Wq^H*Wq, Rc its Cholesky factor, ||Rc^-1|| <= sqrt(2).
+  for (idx c = 0; c < p; ++c) std::copy(w.wg + c * np, w.wg + c * np + n, blk + c * ldr);
+  std::fill(w.rc, w.rc + p * p, T(0));
+  for (idx c = 0; c < p; ++c) w.rc[c + c * p] = 1;
+  if (n > 0) {
+    blas::trmm<T>('R', 'U', 'N', 'N', lint(n), lint(p), T(1), w.f, lint(p), blk, lint(ldr));
+    blas::gemm<T>('C', 'N', lint(p), lint(p), lint(n), T(-1), blk, lint(ldr), blk, lint(ldr), T(1), w.rc, lint(p));
+  }
+  T *rcinv = w.spare + p * p;
+  if (!cholesky_and_inverse(p, w.rc, rcinv, w.spare)) return false;
+  if (!(tri_norm2_bound<T>(p, rcinv, p, nullptr, nullptr) <= std::sqrt(R(2)))) return false;
+
+  // F = R2^-1*Rc^-1 (in w.f); R's block: W*R1 on top, Rc*R2*R1 below.
+  blas::trmm<T>('R', 'U', 'N', 'N', lint(p), lint(p), T(1), rcinv, lint(p), w.f, lint(p));
+  blas::trmm<T>('R', 'U', 'N', 'N', lint(p), lint(p), T(1), w.r1, lint(p), w.r2, lint(p));
+  blas::trmm<T>('L', 'U', 'N', 'N', lint(p), lint(p), T(1), w.rc, lint(p), w.r2, lint(p));
+  for (idx c = 0; c < p; ++c) {
+    std::copy(w.wg + c * np, w.wg + c * np + n, blk + c * ldr);
+    for (idx i = 0; i < p; ++i) blk[n + i + c * ldr] = i <= c ? w.r2[i + c * p] : T(0);
+  }
+  if (n > 0) blas::trmm<T>('R', 'U', 'N', 'N', lint(n), lint(p), T(1), w.r1, lint(p), blk, lint(ldr));
+  return true;
+}
+
+// addcols_econ's Givens passes on R (the n+p-by-n+p, its inserted block
+// full down to row n+p-1 and upper triangular from row n): pass t reduces
+// column j0+t bottom-up, rotating (k-1, k) for k = n+t down to j0+t+1,
+// and is applied to the columns after it. All p passes' rotations are kept
+// (cs, sn: p*max(1,n) each) for Q; lo, hi: p each.
+template <class T> void addcols_econ_givens(idx n, idx p, idx j0, T *r, idx ldr, T *cs, T *sn, idx *lo, idx *hi) {
   const idx S = std::max<idx>(1, n);
-  const idx nb = blocked ? kPasses : std::max<idx>(1, std::min<idx>(kPasses, lwork / (2 * S)));
-  addcols_passes(np, m, n, p, j0, q, ldq, r, ldr, work, blocked, nb, std::min(m, kEconRows));
+  const Passes<T> ps{p, lo, hi, cs, sn, S};
+  for (idx t = 0; t < p; ++t) {
+    const idx col = j0 + t;
+    lo[t] = col, hi[t] = n + t;
+    T *rc = r + col * ldr, *ct = cs + t * S, *st = sn + t * S;
+    for (idx k = hi[t]; k > col; --k) {
+      T rr;
+      lartg(rc[k - 1], rc[k], ct[k - col - 1], st[k - col - 1], rr);
+      rc[k - 1] = rr;
+      rc[k] = 0;
+    }
+    for (idx c2 = col + 1; c2 < j0 + p; ++c2) rot_chain(r + c2 * ldr, ps, t, hi[t]);
+  }
+  // Old column j0+p+t2 has nonzeros in rows 0..j0+t2 before the passes.
+  for (idx t2 = 0; t2 < n - j0; ++t2)
+    for (idx t = 0; t < p; ++t) rot_chain(r + (j0 + p + t2) * ldr, ps, t, j0 + t2 + t + 1);
+  zero_lower(n + p, n + p - j0, r + j0 * ldr, ldr, j0);
+}
+
+// Work per thread of the passes over Q (in elements of Q touched): below
+// it, fewer threads.
+constexpr double kPassGrain = 1 << 16;
+}  // namespace
+
+template <class T>
+void qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *u, lint ldu_,
+                        T *work, long lwork, int threads) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_, np = n + p;
+  shift_columns(np, j0, n - j0, p, r, ldr);  // open the gap; R has n+p rows now
+  T *blk = r + j0 * ldr;                       // the inserted block
+  std::unique_ptr<idx[]> bounds;
+  if (lwork >= qrupd_addcols_econ_lwopt(m_, n_, p_)) bounds.reset(new (std::nothrow) idx[2 * std::size_t(p)]);
+  if (!bounds) {
+    // Directly: block Gram-Schmidt, then the Givens passes of the full
+    // form on R's n+p rows and Q's n+p columns, as many as LWORK holds at
+    // once.
+    addcols_econ_bcgs2(m, n, p, q, ldq, blk, ldr, u, ldu, work);
+    const idx S = std::max<idx>(1, n);
+    const idx nb = std::max<idx>(1, std::min<idx>(kPasses, lwork / (2 * S)));
+    addcols_passes(np, m, n, p, j0, q, ldq, r, ldr, work, false, nb, 1);
+    zero_lower(np, j0, r, ldr);
+    return;
+  }
+  // Blocked: the orthogonalisation in one pass over Q where CholeskyQR2
+  // and Kahan's criterion allow (else block Gram-Schmidt), all p Givens
+  // passes generated on R, then one pass over Q's rows that forms Q's new
+  // columns (when not yet formed) and applies them to columns j0..n+p-1.
+  const AddcolsEconWork<T> w(n, p, work + addcols_econ_cgs_lwork(n_, p_));
+  const RowScratch<T> scratch(pass_threads(threads, double(m) * double(np), kPassGrain), np, np * p, w.block);
+  const bool formed_later = addcols_econ_cholqr2(m, n, p, q, ldq, blk, ldr, u, ldu, w, scratch);
+  if (!formed_later) addcols_econ_bcgs2(m, n, p, q, ldq, blk, ldr, u, ldu, work);
+  idx *lo = bounds.get(), *hi = lo + p;
+  addcols_econ_givens(n, p, j0, r, ldr, w.cs, w.sn, lo, hi);
   zero_lower(np, j0, r, ldr);
+  const Passes<T> ps{p, lo, hi, w.cs, w.sn, std::max<idx>(1, n)};
+  econ_rotate<T>(m, n, p, j0, q, ldq, formed_later ? u : nullptr, ldu, w.r1inv, w.wg, np, w.f, ps, scratch);
 }
 
 template <class T>
 void qrupd_delcols_econ(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *work,
-                        long lwork) {
-  const bool blocked = wantq && lwork >= qrupd_delcols_econ_lwopt(true, m_, n_, p_, j0_);
-  const idx nb = blocked ? delcols_nb(n_, n_, p_, j0_)
-                         : pick_nb(lwork, [&](lint b) { return delcols_direct_lwork(n_, p_, b); });
-  delcols_kernel(wantq, n_, m_, n_, p_, j0_, q, ldq_, r, ldr_, work, blocked, nb, std::min<idx>(m_, kEconRows));
+                        long lwork, int threads) {
+  if (!wantq || lwork < qrupd_delcols_econ_lwopt(true, m_, n_, p_, j0_)) {
+    const idx nb = pick_nb(lwork, [&](lint b) { return delcols_direct_lwork(n_, p_, b); });
+    delcols_kernel(wantq, n_, m_, n_, p_, j0_, q, ldq_, r, ldr_, work, false, nb, 1);
+    return;
+  }
+  // Blocked: all the reflectors from R first (each on R's columns after
+  // it at once; R is small), then one pass over Q's rows that applies them
+  // to columns j0..n-1 and writes back columns j0..n-p-1.
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, nn = n - p, L = p + 1;
+  shift_columns(n, j0 + p, nn - j0, -p, r, ldr);  // close the gap: p subdiagonals from column j0 on
+  if (j0 >= nn) return;
+  const idx count = nn - j0;
+  T *tau = work, *v = tau + count, *block = v + count * L;
+  for (idx i = 0; i < count; ++i) {
+    const idx c = j0 + i, len = std::min(L, n - c);
+    T *rc = r + c + c * ldr, *vi = v + i * L;
+    tau[i] = larfg(len, rc[0], rc + 1);
+    vi[0] = 1;
+    std::copy(rc + 1, rc + len, vi + 1);
+    std::fill(rc + 1, rc + len, T(0));
+    apply_left(idx(1), L, len, vi, idx(0), tau + i, rc + ldr, ldr, nn - c - 1);
+  }
+  const RowScratch<T> scratch(pass_threads(threads, double(m) * double(n - j0), kPassGrain), n - j0, 0, block);
+  econ_reflect<T>(m, n - j0, count, q + j0 * ldq, ldq, Staircase<T>{count, L, n - j0, v, L, tau}, scratch);
 }
 
 template <class T>
 void qrupd_addrows_econ(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *u,
-                        lint ldu_, T *work) {
+                        lint ldu_, T *work, int threads) {
   const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_;
   const idx nb = std::max<idx>(1, std::min(kNb, n));
   T *tau = work, *tall = tau + n, *wr = tall + nb * n;
@@ -1019,11 +1226,15 @@ void qrupd_addrows_econ(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, l
     blas::gemm<T>('N', 'N', p_, lint(nc), lint(nr), T(-1), vu, ldu_, wr, lint(nb), T(1), gbk, p_);
   }
   if (m > 0) blas::trmm<T>('R', 'U', 'N', 'N', m_, n_, T(1), gt, n_, q, ldq_);
-  for (idx c = 0; c < n; ++c) {
-    T *qc = q + c * ldq;
-    std::copy_backward(qc + j0, qc + m, qc + m + p);
-    for (idx i = 0; i < p; ++i) qc[j0 + i] = gb[i + c * p];
-  }
+  // Rows j0.. down by p and Gb into the gap, a range of columns per thread.
+  const int threads_used = pass_threads(threads, double(m - j0) * double(n), kPassGrain);
+  parallel_ranges(n, threads_used, 1, [&](int, idx c0, idx c1) {
+    for (idx c = c0; c < c1; ++c) {
+      T *qc = q + c * ldq;
+      std::copy_backward(qc + j0, qc + m, qc + m + p);
+      for (idx i = 0; i < p; ++i) qc[j0 + i] = gb[i + c * p];
+    }
+  });
 }
 
 // ---- refactoring -------------------------------------------------------------
@@ -1105,9 +1316,9 @@ void qrupd_delrows_refactor(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_
   template void qrupd_addcols_refactor<T>(lint, lint, lint, lint, T *, lint, T *, lint, const T *, lint, T *); \
   template void qrupd_addrows_refactor<T>(lint, lint, lint, lint, T *, lint, T *, lint, const T *, lint, T *); \
   template void qrupd_delrows_refactor<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *);                  \
-  template void qrupd_addcols_econ<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *, long);     \
-  template void qrupd_delcols_econ<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, long);          \
-  template void qrupd_addrows_econ<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *);
+  template void qrupd_addcols_econ<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *, long, int); \
+  template void qrupd_delcols_econ<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, long, int);      \
+  template void qrupd_addrows_econ<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *, int);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)

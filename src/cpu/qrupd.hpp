@@ -77,20 +77,25 @@ template <class T>
 void qrupd_delrows_refactor(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *work);
 
 // The economy form (Q m-by-n with orthonormal columns, R n-by-n, m >= n):
-//   addcols  block Gram-Schmidt twice against Q, each pass followed by a
-//            thin Householder QR, gives Q's p new columns (orthogonal to Q
-//            even for new columns nearly in its range; a third and fourth
-//            pass where the second still cancels; column by column, a
-//            dependent column getting R's diagonal entry 0 and a unit
-//            vector orthogonal to the rest, where even they cancel),
-//            then addcols' Givens passes on R's n+p rows and Q's n+p
-//            columns (m >= n+p);
-//   delcols  delcols' reflectors on R's n rows, applied to Q's m rows;
+//   addcols  the new columns orthogonalised against Q, then addcols' Givens
+//            passes on R's n+p rows and Q's n+p columns (m >= n+p). Blocked:
+//            CholeskyQR2 of U and one projection against Q (W = Q^H*U from
+//            a pass over Q) where U is well conditioned and not too close
+//            to Q's range, then all passes generated on R and one more pass
+//            over Q that forms its new columns and rotates: Q read twice,
+//            written once. Otherwise (and directly) block Gram-Schmidt run
+//            twice, each pass followed by a thin Householder QR (a third
+//            and fourth pass where the second still cancels; column by
+//            column, a dependent column getting R's diagonal entry 0 and a
+//            unit vector orthogonal to the rest, where even they cancel);
+//   delcols  delcols' reflectors on R's n rows; blocked, all generated on R
+//            first, then one pass over Q's rows;
 //   addrows  addrows' reflectors on [R; U] (R's n rows), then the new Q
 //            from the product of the reflectors' first n columns, Q*Gt
 //            (xTRMM) with the new rows Gb inserted: never the (m+p)-by-p
 //            columns the full form carries.
-// Q's rows go through copies kEconRows at a time. addcols and delcols
+// The passes over Q run on `threads` threads (HQR_CPU_THREADS; 0: every
+// core), fewer for small problems (qrupd_econ_passes.hpp). addcols and delcols
 // run blocked from their *_lwopt on, directly down to *_lwmin; addrows
 // takes qrupd_addrows_econ_lwork.
 long qrupd_addcols_econ_lwmin(lint m, lint n, lint p);
@@ -102,15 +107,15 @@ long qrupd_addrows_econ_lwork(bool wantq, lint m, lint n, lint p);
 // for n+p columns, r for n+p rows and columns (m >= n+p, p >= 1).
 template <class T>
 void qrupd_addcols_econ(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu, T *work,
-                        long lwork);
+                        long lwork, int threads);
 // Delete columns j0..j0+p-1 (p >= 1): r(1:n-p,1:n-p), with wantq q(1:m,1:n-p).
 template <class T>
 void qrupd_delcols_econ(bool wantq, lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *work,
-                        long lwork);
+                        long lwork, int threads);
 // Insert the p rows of u (p-by-n, destroyed) before row j0 (n, p >= 1);
 // with wantq q (ldq >= m+p) is m-by-n on entry, (m+p)-by-n on exit.
 template <class T>
 void qrupd_addrows_econ(bool wantq, lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu,
-                        T *work);
+                        T *work, int threads);
 
 }  // namespace hqr::cpu

@@ -170,6 +170,7 @@ void set_devices(const Devices &d) {
 void set_device_mask(std::uint64_t mask) { set_devices(Devices{mask, -1}); }
 void set_gpu_min_n(long n) { settings().gpu_min_n.store(n < 0 ? -1 : n); }
 void set_nb(int nb) { settings().nb.store(nb > 0 ? nb : 0); }
+void set_cpu_threads(int n) { settings().cpu_threads.store(n > 0 ? n : 0); }
 void set_verbose(bool on) { settings().verbose.store(on ? 1 : 0); }
 
 }  // namespace hqr::config

@@ -61,6 +61,7 @@ int verbose_level();   // HQR_VERBOSE: 2 adds the GPU paths' phase timings, 3 po
 
 void set_gpu_min_n(long n);
 void set_nb(int nb);
+void set_cpu_threads(int n);
 void set_verbose(bool on);
 
 }  // namespace hqr::config

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "cpu/parallel.hpp"
 
 namespace hqr {
 
@@ -31,11 +32,7 @@ template <class T> bool any_nonfinite(lint m, lint n, const T *a, lint lda) {
   const lint threads = double(len) * double(n) < double(1 << 22) ? 1 : std::min<lint>({n, 16, cores});
   if (threads <= 1) return scan(0, n);
   std::vector<char> bad(static_cast<std::size_t>(threads));
-  std::vector<std::thread> pool;
-  const lint per = (n + threads - 1) / threads;
-  for (lint t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] { bad[std::size_t(t)] = scan(std::min(n, t * per), std::min(n, (t + 1) * per)); });
-  for (std::thread &th : pool) th.join();
+  cpu::parallel_ranges(n, int(threads), 1, [&](int t, lint c0, lint c1) { bad[std::size_t(t)] = scan(c0, c1); });
   return std::find(bad.begin(), bad.end(), char(1)) != bad.end();
 }
 

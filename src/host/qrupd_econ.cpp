@@ -11,10 +11,13 @@
 // never returned. Deleting rows needs the full Q (xQRUPD_DELROWS).
 //
 // CPU only: the GPU updates (src/cuda/qrupd_cols.cu, qrupd_rows.cu) have no
-// economy form yet.
-// HQR_VERBOSE says path=cpu-update.
+// economy form; for the tall Q the form is for, a GPU path would move Q
+// over the host link both ways, and the CPU's passes over Q (all cores,
+// HQR_CPU_THREADS) are faster or as fast (bench/results/README.md,
+// "Economy-form updates"). HQR_VERBOSE says path=cpu-update.
 #include <algorithm>
 
+#include "config.hpp"
 #include "cpu/qrupd.hpp"
 #include "lwork.hpp"
 #include "trace.hpp"
@@ -72,7 +75,7 @@ void qrupd_addcols_econ(const lint *m, const lint *n, const lint *p, const lint 
   Trace trace(name, addcols_econ_flops(*m, *n, *p, *j - 1));
   trace.args("m=%ld n=%ld p=%ld j=%ld", long(*m), long(*n), long(*p), long(*j));
   trace.path("cpu-update", "GPU path for the economy form: not yet");
-  cpu::qrupd_addcols_econ(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work, *lwork);
+  cpu::qrupd_addcols_econ(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work, *lwork, config::cpu_threads());
   work[0] = lwork_value<T>(lwopt);
 }
 
@@ -110,7 +113,7 @@ void qrupd_delcols_econ(const char *jobq, const lint *m, const lint *n, const li
   Trace trace(name, delcols_econ_flops(wantq, *m, *n, *p, *j - 1));
   trace.args("jobq=%c m=%ld n=%ld p=%ld j=%ld", jobq_char(jobq), long(*m), long(*n), long(*p), long(*j));
   trace.path("cpu-update", "GPU path for the economy form: not yet");
-  cpu::qrupd_delcols_econ(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, work, *lwork);
+  cpu::qrupd_delcols_econ(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, work, *lwork, config::cpu_threads());
   work[0] = lwork_value<T>(lwopt);
 }
 
@@ -150,7 +153,7 @@ void qrupd_addrows_econ(const char *jobq, const lint *m, const lint *n, const li
   Trace trace(name, addrows_econ_flops(wantq, *m, *n, *p));
   trace.args("jobq=%c m=%ld n=%ld p=%ld j=%ld", jobq_char(jobq), long(*m), long(*n), long(*p), long(*j));
   trace.path("cpu-update", "GPU path for the economy form: not yet");
-  cpu::qrupd_addrows_econ(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work);
+  cpu::qrupd_addrows_econ(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work, config::cpu_threads());
   work[0] = lwork_value<T>(lwmin);
 }
 

@@ -34,4 +34,5 @@ long hqr_device_calls(int ordinal) { return hqr::device_count_calls(ordinal); }
 void hqr_set_gpu_min_n(long n) { hqr::config::set_gpu_min_n(n); }
 void hqr_set_verbose(int on) { hqr::config::set_verbose(on != 0); }
 void hqr_set_nb(int nb) { hqr::config::set_nb(nb); }
+void hqr_set_cpu_threads(int n) { hqr::config::set_cpu_threads(n); }
 }
