@@ -124,7 +124,19 @@ def main():
     ap.add_argument("--skip", nargs="*", default=[], choices=["cholesky", "qr", "lstsq", "insert"])
     args = ap.parse_args()
 
-    rows = []
+    import numpy
+    print("# bench/bench_python.py %s" % " ".join(sys.argv[1:]))
+    print("# numpy %s; python %s; host cores %d; median of %d after a warm-up; rows print as they finish"
+          % (numpy.__version__, sys.version.split()[0], os.cpu_count(), args.reps))
+    print("%-30s %-12s %12s %12s %-18s %8s %7s  %s" % ("what", "size", "hqr s", "peer s", "peer",
+                                                       "speedup", "target", "notes"))
+
+    def show(what, size, th, tp, peer, target, note):
+        sp = tp / th if th > 0 else float("inf")
+        print("%-30s %-12s %12.4f %12.4f %-18s %7.2fx %6dx  %s%s"
+              % (what, size, th, tp, peer, sp, target, note, "" if sp >= target else "  (below target)"),
+              flush=True)
+
     meta = {}
     for op, shape, target in (("cholesky", "%sx%s" % (args.n, args.n), 10), ("qr", args.qr, 5),
                               ("lstsq", args.lstsq, 5)):
@@ -133,26 +145,16 @@ def main():
         plain = child(op, shape, args.reps, False)
         fast = child(op, shape, args.reps, True)
         meta = fast
-        rows.append(("np.linalg.%s" % op, shape, fast["t"], plain["t"], "plain numpy", target,
-                     "hqr paths %s, served %s" % (fast["hqr"].get("paths"), fast["hqr"].get("served"))))
+        show("np.linalg.%s" % op, shape, fast["t"], plain["t"], "plain numpy", target,
+             "hqr paths %s, served %s" % (fast["hqr"].get("paths"), fast["hqr"].get("served")))
     if "insert" not in args.skip:
-        rows += bench_insert(args.insert, args.reps, args.scipy_steps)
-
-    import numpy
+        for row in bench_insert(args.insert, args.reps, args.scipy_steps):
+            show(*row)
     device = meta.get("hqr", {}).get("device")
     if device is None:
         import hqr
         device = hqr.info()["device_name"]
-    print("# bench/bench_python.py %s" % " ".join(sys.argv[1:]))
-    print("# device: %s; numpy %s; python %s; host cores %d; median of %d after a warm-up"
-          % (device, numpy.__version__, sys.version.split()[0], os.cpu_count(), args.reps))
-    print("%-30s %-12s %12s %12s %-18s %8s %7s  %s" % ("what", "size", "hqr s", "peer s", "peer",
-                                                       "speedup", "target", "notes"))
-    for what, size, th, tp, peer, target, note in rows:
-        sp = tp / th if th > 0 else float("inf")
-        print("%-30s %-12s %12.4f %12.4f %-18s %7.2fx %6dx  %s%s"
-              % (what, size, th, tp, peer, sp, target, note, "" if sp >= target else "  (below target)"))
-
+    print("# device: %s" % device)
 
 if __name__ == "__main__":
     main()
