@@ -456,6 +456,15 @@ int main(int argc, char **argv) {
               hqr_version(), reps);
   std::printf("# host: %s, %u cores, %d threads (HQR_CPU_THREADS), OPENBLAS_CORETYPE=%s\n", cpu_model().c_str(),
               std::thread::hardware_concurrency(), threads, ct ? ct : "(unset)");
+  std::printf("# median of %d after a warm-up (1x: one run, over 2 s); (x r) = peer time / hqr time; hqr/bound = hqr "
+              "time / the bound's\n"
+              "# bound: every thread reading and writing only the bytes of Q and U the update must move (named in "
+              "the row), this run\n"
+              "# qrupdate: economy form, one column (dqrinc/dqrdec, k = n) or row (dqr1up, k = n, on Q with a zero "
+              "row) at a time; the first S of the P steps timed, scaled by P/S\n"
+              "# gpu-est: what must cross the link, at 54.6 GB/s one way, 53.2 GB/s both ways together (the H200 "
+              "hosts' staged rates)\n",
+              reps);
   std::fflush(stdout);
 
   // A random m-by-n A and its economy factors.
