@@ -37,8 +37,6 @@
 // JOBQ = 'U'), addrows-1 (J = 1: every row of Q moves down by P).
 // Memory: about 8 copies of an M-by-(N+P) double array at the peak
 // (m = 1e6, n = 200: 14 GB). Threads: HQR_CPU_THREADS, else every core.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -52,6 +50,7 @@
 #include <vector>
 
 #include "hqr.h"
+#include "qrupdate.hpp"
 #include "timing.hpp"
 
 extern "C" {
@@ -161,12 +160,9 @@ struct Qrupdate {
   qrdec_t *dec = nullptr;
   qr1up_t *up1 = nullptr;
   bool load() {
-    const char *path = std::getenv("QRUPDATE_LIB");
-    void *h = dlopen(path ? path : "libqrupdate.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) return false;
-    inc = reinterpret_cast<qrinc_t *>(dlsym(h, "dqrinc_"));
-    dec = reinterpret_cast<qrdec_t *>(dlsym(h, "dqrdec_"));
-    up1 = reinterpret_cast<qr1up_t *>(dlsym(h, "dqr1up_"));
+    inc = qrupdate_symbol<qrinc_t>("dqrinc_");
+    dec = qrupdate_symbol<qrdec_t>("dqrdec_");
+    up1 = qrupdate_symbol<qr1up_t>("dqr1up_");
     return inc && dec && up1;
   }
 };
