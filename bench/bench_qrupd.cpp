@@ -45,32 +45,12 @@
 #include <vector>
 
 #include "hqr.h"
+#include "qrupdate.hpp"
 #include "timing.hpp"
 
 using idx = std::ptrdiff_t;
 
 namespace {
-
-
-
-// Times run() after prep() (untimed): a warm-up, then the median of reps;
-// a peer whose warm-up takes over 2 s is timed once (that run).
-struct Timing {
-  double s;
-  bool once;
-};
-Timing timed(int reps, const std::function<void()> &prep, const std::function<void()> &run) {
-  prep();
-  const double first = seconds(run);
-  if (first > 2.0) return {first, true};
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    prep();
-    t.push_back(seconds(run));
-  }
-  std::sort(t.begin(), t.end());
-  return {t[t.size() / 2], false};
-}
 
 using zc = std::complex<double>;
 
@@ -113,14 +93,11 @@ template <class T> struct Qrupdate {
   inr_t *inr = nullptr;
   der_t *der = nullptr;
   bool load() {
-    const char *path = std::getenv("QRUPDATE_LIB");
-    void *h = dlopen(path ? path : "libqrupdate.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) return false;
     const std::string x = std::is_same_v<T, zc> ? "z" : "d";
-    inc = reinterpret_cast<inc_t *>(dlsym(h, (x + "qrinc_").c_str()));
-    dec = reinterpret_cast<dec_t *>(dlsym(h, (x + "qrdec_").c_str()));
-    inr = reinterpret_cast<inr_t *>(dlsym(h, (x + "qrinr_").c_str()));
-    der = reinterpret_cast<der_t *>(dlsym(h, (x + "qrder_").c_str()));
+    inc = qrupdate_symbol<inc_t>((x + "qrinc_").c_str());
+    dec = qrupdate_symbol<dec_t>((x + "qrdec_").c_str());
+    inr = qrupdate_symbol<inr_t>((x + "qrinr_").c_str());
+    der = qrupdate_symbol<der_t>((x + "qrder_").c_str());
     return inc && dec && inr && der;
   }
 };
@@ -241,7 +218,7 @@ double run_case(const Case &cs, int reps, cusolverDnHandle_t solver, const Qrupd
   // (HQR_VERBOSE=2 adds the GPU path's phases).
   const bool own_verbose = !std::getenv("HQR_VERBOSE");
   if (own_verbose) hqr_set_verbose(1);
-  const Timing t_hqr = timed(reps, prep, go);
+  const Timing t_hqr = median_timing(reps, prep, go);
   if (own_verbose) hqr_set_verbose(0);
   const int out_rows = std::min(mu, ld), out_cols = nu;
   const std::vector<double> norms_hqr = col_norms(r, ld, out_rows, out_cols);
@@ -255,7 +232,7 @@ double run_case(const Case &cs, int reps, cusolverDnHandle_t solver, const Qrupd
   double check = 0;
   if (has_gpu) {
     hqr_set_gpu_min_n(1L << 40);
-    t_cpu = timed(reps, prep, go);
+    t_cpu = median_timing(reps, prep, go);
     hqr_set_gpu_min_n(-1);
     const std::vector<double> norms_cpu = col_norms(r, ld, out_rows, out_cols);
     for (int c = 0; c < out_cols; ++c)
@@ -274,7 +251,7 @@ double run_case(const Case &cs, int reps, cusolverDnHandle_t solver, const Qrupd
   if (wantq) L::orgqr(&mu, &mu, &kq, L::lp(a.data()), &mu, L::lp(tau.data()), L::lp(&lwq2), &lwm1, &info);
   std::vector<T> wr(size_t(std::max(std::real(lwq), std::real(lwq2))) + 1);
   const int lwr = int(wr.size());
-  const Timing t_ref = timed(reps, [&] { copy(a, a0); }, [&] {
+  const Timing t_ref = median_timing(reps, [&] { copy(a, a0); }, [&] {
     L::geqrf(&mu, &nu, L::lp(a.data()), &mu, L::lp(tau.data()), L::lp(wr.data()), &lwr, &info);
     if (wantq) {  // keep R, then the full Q from the reflectors
       for (int c = 0; c < nu; ++c)
@@ -294,7 +271,7 @@ double run_case(const Case &cs, int reps, cusolverDnHandle_t solver, const Qrupd
   CK(L::geqrf_work(solver, mu, nu, L::cu(dA), mu, &lw1));
   if (wantq) CK(L::orgqr_work(solver, mu, mu, kq, L::cu(dA), mu, L::cu(dtau), &lw2));
   CK(cudaMalloc(&dw, size_t(std::max(lw1, lw2) + 1) * sizeof(T)));
-  const Timing t_cus = timed(
+  const Timing t_cus = median_timing(
       reps, [&] { CK(cudaMemcpy(dA, dA0, abuf * sizeof(T), cudaMemcpyDeviceToDevice)); },
       [&] {
         CK(L::dgeqrf(solver, mu, nu, L::cu(dA), mu, L::cu(dtau), L::cu(dw), std::max(lw1, lw2), dinfo));
