@@ -11,12 +11,16 @@ Each numpy timing runs in a child interpreter (plain `python`, then
 one warm-up, the same inputs. The qr_insert rows run in this process: full
 (Q M-by-M) and economic (Q M-by-N) factors of a random M-by-N matrix, P
 columns inserted at column N/2. The issue's targets: cholesky >= 10x, qr and
-lstsq >= 5x, qr_insert >= 50x. Small sizes smoke-test it on any machine:
+lstsq >= 5x, qr_insert >= 50x. Each numpy row also reports the time spent in
+hqr's LAPACK routines (their HQR_VERBOSE times) and the rest, numpy's own
+steps (its copies of the input and result), which no LAPACK can shorten:
+plain numpy's time over that rest bounds the speedup. Small sizes smoke-test it on any machine:
   python3 bench/bench_python.py --n 500 --qr 400x200 --lstsq 800x100 --insert 400x100+10
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -38,8 +42,10 @@ else:
     f = lambda: np.linalg.lstsq(a, b, rcond=None)
 f()
 ts = []
+sys.stderr.write("# timed\n"); sys.stderr.flush()
 for _ in range(reps):
     t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
+sys.stderr.write("# end\n"); sys.stderr.flush()
 info = {}
 try:
     import hqr
@@ -52,14 +58,27 @@ print(json.dumps({"t": sorted(ts)[len(ts) // 2], "numpy": np.__version__, "hqr":
 """
 
 
+# The LAPACK routines each numpy call makes at the top (HQR_VERBOSE also
+# prints the calls nested in them: dgelsd's dgeqrf and dormqr).
+TOP = {"cholesky": ("dpotrf",), "qr": ("dgeqrf", "dorgqr"), "lstsq": ("dgelsd",)}
+
+
 def child(op, shape, reps, with_hqr):
     cmd = [sys.executable] + (["-m", "hqr"] if with_hqr else []) + ["-c", CHILD, op, shape, str(reps)]
-    if not with_hqr:
-        cmd = [sys.executable, "-c", CHILD, op, shape, str(reps)]
-    out = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ, HQR_VERBOSE="1") if with_hqr else None
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         raise RuntimeError("%s failed:\n%s" % (" ".join(cmd[:4]), out.stderr[-2000:]))
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    if with_hqr:
+        # Seconds per numpy call spent inside hqr's LAPACK routines (the sum of
+        # their HQR_VERBOSE times over the timed calls, divided by their number):
+        # the rest of the call is numpy's own work, the same with or without hqr.
+        timed = out.stderr.split("# timed\n", 1)[-1].split("# end\n", 1)[0]
+        inside = sum(float(m.group(2)) for m in re.finditer(r"^hqr: (\S+) .* time=([0-9.e+-]+)s", timed, re.M)
+                     if m.group(1) in TOP[op])
+        res["lapack"] = inside / reps
+    return res
 
 
 def median_time(f, reps):
@@ -145,8 +164,11 @@ def main():
         plain = child(op, shape, args.reps, False)
         fast = child(op, shape, args.reps, True)
         meta = fast
+        own = fast["t"] - fast["lapack"]  # numpy's own steps, outside LAPACK
         show("np.linalg.%s" % op, shape, fast["t"], plain["t"], "plain numpy", target,
-             "hqr paths %s, served %s" % (fast["hqr"].get("paths"), fast["hqr"].get("served")))
+             "hqr paths %s, served %s; in hqr's LAPACK %.4f s, numpy's own steps %.4f s: at most %.2fx"
+             % (fast["hqr"].get("paths"), fast["hqr"].get("served"), fast["lapack"], own,
+                plain["t"] / own if own > 0 else float("inf")))
     if "insert" not in args.skip:
         for row in bench_insert(args.insert, args.reps, args.scipy_steps):
             show(*row)

@@ -120,6 +120,12 @@ void dgels_(char const *trans, lapack_int const *m, lapack_int const *n, lapack_
 void cgels_(char const *trans, lapack_int const *m, lapack_int const *n, lapack_int const *nrhs, lapack_complex_float *a, lapack_int const *lda, lapack_complex_float *b, lapack_int const *ldb, lapack_complex_float *work, lapack_int const *lwork, lapack_int *info, size_t);
 void zgels_(char const *trans, lapack_int const *m, lapack_int const *n, lapack_int const *nrhs, lapack_complex_double *a, lapack_int const *lda, lapack_complex_double *b, lapack_int const *ldb, lapack_complex_double *work, lapack_int const *lwork, lapack_int *info, size_t);
 
+/* ---- Minimum-norm least squares through the SVD (numpy's and SciPy's lstsq) */
+void sgelsd_(lapack_int const *m, lapack_int const *n, lapack_int const *nrhs, float *a, lapack_int const *lda, float *b, lapack_int const *ldb, float *s, float const *rcond, lapack_int *rank, float *work, lapack_int const *lwork, lapack_int *iwork, lapack_int *info);
+void dgelsd_(lapack_int const *m, lapack_int const *n, lapack_int const *nrhs, double *a, lapack_int const *lda, double *b, lapack_int const *ldb, double *s, double const *rcond, lapack_int *rank, double *work, lapack_int const *lwork, lapack_int *iwork, lapack_int *info);
+void cgelsd_(lapack_int const *m, lapack_int const *n, lapack_int const *nrhs, lapack_complex_float *a, lapack_int const *lda, lapack_complex_float *b, lapack_int const *ldb, float *s, float const *rcond, lapack_int *rank, lapack_complex_float *work, lapack_int const *lwork, float *rwork, lapack_int *iwork, lapack_int *info);
+void zgelsd_(lapack_int const *m, lapack_int const *n, lapack_int const *nrhs, lapack_complex_double *a, lapack_int const *lda, lapack_complex_double *b, lapack_int const *ldb, double *s, double const *rcond, lapack_int *rank, lapack_complex_double *work, lapack_int const *lwork, double *rwork, lapack_int *iwork, lapack_int *info);
+
 /* ---- QR updating (hqr's own; ABI fixed, see ABI.md) --------------------- *
  * A = Q*R, Q M-by-M orthogonal (unitary for c, z), R M-by-N upper          *
  * trapezoidal; J is 1-based.                                                */

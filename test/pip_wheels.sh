@@ -7,7 +7,7 @@
 # qr, lstsq, inv and scipy.linalg.cho_factor, qr, lstsq on random data plainly
 # and with LD_PRELOAD="libhqr.so libhqr64.so" HQR_VERBOSE=1: the results must
 # agree, hqr must have taken the calls of routines it implements, and the
-# others (dgelsd, dgesv) must have gone to the wheel's own OpenBLAS.
+# others (dgesv, dgetrf) must have gone to the wheel's own OpenBLAS.
 # Everything is skipped when PyPI cannot be reached (the CI machine reaches
 # only Debian's packages) and no environment was made before.
 BUILD=${BUILD:-build}
@@ -126,11 +126,11 @@ expect() {  # call, what hqr must have taken (space-separated), what it must not
 }
 expect np_cholesky "dpotrf"
 expect np_qr "dgeqrf dorgqr"
-expect np_lstsq "" "dgelsd"
+expect np_lstsq "dgeqrf dgelsd"
 expect np_inv "" "dgesv dgetrf"
 expect sp_cho_factor "dpotrf"
 expect sp_qr "dgeqrf dorgqr"
-expect sp_lstsq "" "dgelsd"
+expect sp_lstsq "dgeqrf dgelsd"
 
 # Where hqr ran a call on the CPU, it called the wheel's OpenBLAS of the
 # caller's INTEGER size (numpy: libscipy_openblas64_, SciPy: libscipy_openblas).

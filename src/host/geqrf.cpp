@@ -93,6 +93,13 @@ void geqrf(const lint *m, const lint *n, T *a, const lint *lda, T *tau, T *work,
   next::geqrf(m, n, a, lda, tau, work, lwork, info);
 }
 
+
+// Called by gelsd.cpp as well.
+template void geqrf(const lint *, const lint *, float *, const lint *, float *, float *, const lint *, lint *);
+template void geqrf(const lint *, const lint *, double *, const lint *, double *, double *, const lint *, lint *);
+template void geqrf(const lint *, const lint *, std::complex<float> *, const lint *, std::complex<float> *, std::complex<float> *, const lint *, lint *);
+template void geqrf(const lint *, const lint *, std::complex<double> *, const lint *, std::complex<double> *, std::complex<double> *, const lint *, lint *);
+
 }  // namespace hqr
 
 extern "C" {

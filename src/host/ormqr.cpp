@@ -97,6 +97,17 @@ void ormqr(const char *side, const char *trans, const lint *m, const lint *n, co
   next::ormqr(side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork, info);
 }
 
+
+// Called by gelsd.cpp as well.
+template void ormqr(const char *, const char *, const lint *, const lint *, const lint *, const float *, const lint *,
+                    const float *, float *, const lint *, float *, const lint *, lint *);
+template void ormqr(const char *, const char *, const lint *, const lint *, const lint *, const double *, const lint *,
+                    const double *, double *, const lint *, double *, const lint *, lint *);
+template void ormqr(const char *, const char *, const lint *, const lint *, const lint *, const std::complex<float> *, const lint *,
+                    const std::complex<float> *, std::complex<float> *, const lint *, std::complex<float> *, const lint *, lint *);
+template void ormqr(const char *, const char *, const lint *, const lint *, const lint *, const std::complex<double> *, const lint *,
+                    const std::complex<double> *, std::complex<double> *, const lint *, std::complex<double> *, const lint *, lint *);
+
 }  // namespace hqr
 
 extern "C" {

@@ -23,6 +23,7 @@ std::atomic<long> device_calls[64];
 // calls hqr's exported symbols again (dgels calls dgeqrf_), and only the
 // outermost call counts.
 thread_local int depth = 0;
+thread_local const char *last_nested = "cpu";
 
 int path_kind(const char *path) {
   if (std::strncmp(path, "gpu", 3) == 0) return 1;
@@ -72,7 +73,12 @@ long path_count(char path) {
 long device_count_calls(int ordinal) { return ordinal >= 0 && ordinal < 64 ? device_calls[ordinal].load() : -1; }
 
 bool Trace::active() { return depth > 0; }
-bool Trace::nested() { return depth > 1; }
+// The depth of the routine whose own calls are direct (Trace::Direct), or 0.
+thread_local int direct_parent = 0;
+bool Trace::nested() { return depth > 1 && depth - 1 != direct_parent; }
+Trace::Direct::Direct() : saved_(direct_parent) { direct_parent = depth; }
+Trace::Direct::~Direct() { direct_parent = saved_; }
+const char *Trace::last_nested_path() { return last_nested; }
 
 Trace::Trace(const RoutineName &name, double flops) : on_(config::verbose()), flops_(flops) {
   ++depth;
@@ -96,6 +102,7 @@ Trace::~Trace() {
     for (int d = 0; d < 64; ++d)
       if (devices_ >> d & 1) device_calls[d].fetch_add(1, std::memory_order_relaxed);
   }
+  if (depth == 2) last_nested = path_;  // path_: a string literal
   --depth;
   if (!on_) return;
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

@@ -20,6 +20,22 @@ class Trace {
   // True inside a call that an hqr routine's CPU path made: the next
   // LAPACK's dpotri calling dtrtri_ and dlauum_, which resolve to hqr's.
   static bool nested();
+  // While one lives, the calls this thread's current hqr routine makes
+  // itself (xGELSD's xGEQRF and xORMQR) count as the caller's own, not as
+  // nested ones: their CPU time counts toward starting the GPU.
+  class Direct {
+   public:
+    Direct();
+    ~Direct();
+    Direct(const Direct &) = delete;
+    Direct &operator=(const Direct &) = delete;
+
+   private:
+    int saved_;
+  };
+  // The path of the last call made directly inside this thread's current
+  // one by hqr's own code (xGELSD's xGEQRF): "cpu" before any.
+  static const char *last_nested_path();
 
   // `flops` uses LAPACK's operation counts (flops.hpp).
   Trace(const RoutineName &name, double flops);
