@@ -39,6 +39,7 @@
 #include "flops.hpp"
 #include "lapack_reflectors.hpp"
 #include "next_lapack.hpp"
+#include "nonfinite.hpp"
 #include "qr_dispatch.hpp"
 #include "trace.hpp"
 
@@ -47,17 +48,6 @@ namespace hqr {
 namespace {
 
 template <class T> using Real = typename Prec<T>::real;
-
-// LAPACK's xLANGE('M') of an m-by-n block: max |a_ij|, NaN if any is NaN.
-template <class T> Real<T> max_abs(lint m, lint n, const T *a, lint lda) {
-  Real<T> v = 0;
-  for (lint j = 0; j < n; ++j)
-    for (lint i = 0; i < m; ++i) {
-      const Real<T> x = std::abs(a[i + std::size_t(j) * lda]);
-      if (v < x || x != x) v = x;
-    }
-  return v;
-}
 
 // LAPACK's xLASCL: A := A * (cto / cfrom) without over- or underflow.
 template <class T>

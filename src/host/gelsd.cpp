@@ -92,28 +92,6 @@ template <class T> lint min_lwork(lint n, lint nrhs) {
   }
 }
 
-// LAPACK's xLANGE('M'): max |a_ij|, NaN if any is NaN; several threads
-// (cpu/parallel.hpp) over the columns of a large block.
-template <class T> Real<T> max_abs(lint m, lint n, const T *a, lint lda) {
-  auto scan = [&](lint j0, lint j1) {
-    Real<T> v = 0;
-    for (lint j = j0; j < j1; ++j)
-      for (lint i = 0; i < m; ++i) {
-        const Real<T> x = std::abs(a[i + std::size_t(j) * lda]);
-        if (v < x || x != x) v = x;
-      }
-    return v;
-  };
-  const int threads = cpu::pass_threads(0, double(m) * double(n), double(1 << 20));
-  if (threads <= 1 || n < 2) return scan(0, n);
-  std::vector<Real<T>> part(static_cast<std::size_t>(threads), Real<T>(0));
-  cpu::parallel_ranges(n, threads, 1, [&](int t, lint j0, lint j1) { part[std::size_t(t)] = scan(j0, j1); });
-  Real<T> v = 0;
-  for (Real<T> x : part)
-    if (v < x || x != x) v = x;
-  return v;
-}
-
 // Whether LAPACK's xGELSD would leave A and B unscaled (and A is not zero):
 // SMLNUM <= max|a_ij| <= BIGNUM, and max|b_ij| = 0 or in the same range.
 // False for a NaN or Inf anywhere.

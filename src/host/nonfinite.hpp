@@ -1,9 +1,11 @@
-// Whether a block of a caller's matrix holds a NaN or an Inf: for paths
-// that must leave such input to the CPU (LAPACK's handling of it cannot be
-// reproduced after the fact; see gels.cpp).
+// Scans of a block of a caller's matrix: whether it holds a NaN or an Inf,
+// for paths that must leave such input to the CPU (LAPACK's handling of it
+// cannot be reproduced after the fact; see gels.cpp), and its largest
+// magnitude, for routines that scale as LAPACK does (gels.cpp, gelsd.cpp).
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -34,6 +36,29 @@ template <class T> bool any_nonfinite(lint m, lint n, const T *a, lint lda) {
   std::vector<char> bad(static_cast<std::size_t>(threads));
   cpu::parallel_ranges(n, int(threads), 1, [&](int t, lint c0, lint c1) { bad[std::size_t(t)] = scan(c0, c1); });
   return std::find(bad.begin(), bad.end(), char(1)) != bad.end();
+}
+
+// LAPACK's xLANGE('M'): max |a_ij|, NaN if any is NaN; several threads
+// (cpu/parallel.hpp) over the columns of a large block.
+template <class T> typename Prec<T>::real max_abs(lint m, lint n, const T *a, lint lda) {
+  using R = typename Prec<T>::real;
+  auto scan = [&](lint j0, lint j1) {
+    R v = 0;
+    for (lint j = j0; j < j1; ++j)
+      for (lint i = 0; i < m; ++i) {
+        const R x = std::abs(a[i + std::size_t(j) * lda]);
+        if (v < x || x != x) v = x;
+      }
+    return v;
+  };
+  const int threads = cpu::pass_threads(0, double(m) * double(n), double(1 << 20));
+  if (threads <= 1 || n < 2) return scan(0, n);
+  std::vector<R> part(static_cast<std::size_t>(threads), R(0));
+  cpu::parallel_ranges(n, threads, 1, [&](int t, lint j0, lint j1) { part[std::size_t(t)] = scan(j0, j1); });
+  R v = 0;
+  for (R x : part)
+    if (v < x || x != x) v = x;
+  return v;
 }
 
 }  // namespace hqr
