@@ -17,8 +17,7 @@
 #   make bench      the benchmark programs (CUDA; scripts/bench* run them)
 #   make wheel      dist/hqr-<version>-py3-none-manylinux_2_<N>_x86_64.whl: the
 #                   Python package hqr (python/) with libhqr.so and libhqr64.so
-#                   linked without the system LAPACK (and, from a CUDA build, a
-#                   CPU-only pair to fall back to)
+#                   linked without the system LAPACK
 #   make install PREFIX=/usr/local  (with lib/pkgconfig/hqr.pc, hqr64.pc and
 #                   lib/cmake/hqr/hqrConfig.cmake: find_package(hqr), hqr::hqr)
 #
@@ -59,7 +58,11 @@ CPU_SRC  := $(wildcard src/cpu/*.cpp)
 CUDA_SRC := $(wildcard src/cuda/*.cu)
 ifeq ($(HQR_CUDA),1)
   HOST_SRC := $(filter-out src/host/no_gpu.cpp,$(HOST_SRC))
-  CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcublas -lcudart_static -lrt
+  # cuBLAS and cuSOLVER are not linked: the GPU code calls them through
+  # trampolines bound when the first context is created (cuda_stubs.o,
+  # scripts/gen-cuda-stubs.sh; src/cuda/cuda_libs.cu), dlopen finding them
+  # through this RUNPATH among others.
+  CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -lrt
 else
   CUDA_SRC :=
   CUDA_LIBS :=
@@ -69,7 +72,8 @@ endif
 # same sources into separate object folders.
 define objects
 $(patsubst src/%.cpp,$(BUILD)/obj/$(1)/%.o,$(HOST_SRC) $(CPU_SRC)) \
-$(patsubst src/%.cu,$(BUILD)/obj/$(1)/%.o,$(CUDA_SRC)) $(BUILD)/obj/$(1)/forward_stubs.o
+$(patsubst src/%.cu,$(BUILD)/obj/$(1)/%.o,$(CUDA_SRC)) $(BUILD)/obj/$(1)/forward_stubs.o \
+$(if $(CUDA_SRC),$(BUILD)/obj/$(1)/cuda_stubs.o)
 endef
 OBJ_LP64  := $(call objects,lp64)
 OBJ_ILP64 := $(call objects,ilp64)
@@ -106,6 +110,16 @@ $(BUILD)/obj/$(1)/%.o: src/%.cu
 $(BUILD)/obj/$(1)/forward_stubs.o: $(BUILD)/gen/forward_stubs.S
 	@mkdir -p $$(dir $$@)
 	$$(CC) -c $$< -o $$@
+
+# The cuBLAS/cuSOLVER trampolines for the functions this ABI's GPU objects call.
+$(BUILD)/gen/cuda_stubs_$(1).S: scripts/gen-cuda-stubs.sh $(patsubst src/%.cu,$(BUILD)/obj/$(1)/%.o,$(CUDA_SRC))
+	@mkdir -p $$(dir $$@)
+	scripts/gen-cuda-stubs.sh $(CUDA_HOME)/lib64 $$(filter %.o,$$^) > $$@.tmp
+	mv $$@.tmp $$@
+
+$(BUILD)/obj/$(1)/cuda_stubs.o: $(BUILD)/gen/cuda_stubs_$(1).S
+	@mkdir -p $$(dir $$@)
+	$$(CC) -c $$< -o $$@
 endef
 $(eval $(call abi_rules,lp64))
 $(eval $(call abi_rules,ilp64))
@@ -125,8 +139,8 @@ $(BUILD)/gen/scipy_names_%.ld: scripts/gen-scipy-names.sh
 	scripts/gen-scipy-names.sh "$(SCIPY_SUFFIX_$*)" $(filter %.o,$^) > $@.tmp
 	grep -q '^scipy_dpotrf_$(SCIPY_SUFFIX_$*) = dpotrf_;$$' $@.tmp
 	mv $@.tmp $@
-$(BUILD)/gen/scipy_names_lp64.ld: $(filter-out %/forward_stubs.o,$(OBJ_LP64))
-$(BUILD)/gen/scipy_names_ilp64.ld: $(filter-out %/forward_stubs.o,$(OBJ_ILP64))
+$(BUILD)/gen/scipy_names_lp64.ld: $(filter-out %/forward_stubs.o %/cuda_stubs.o,$(OBJ_LP64))
+$(BUILD)/gen/scipy_names_ilp64.ld: $(filter-out %/forward_stubs.o %/cuda_stubs.o,$(OBJ_ILP64))
 
 # link_lib <soname> <objects> <system LAPACK/BLAS, or nothing>
 # With the system LAPACK (make's libraries): linked --no-as-needed, so that
@@ -245,6 +259,15 @@ $(BUILD)/test/test_crossover $(BUILD)/test64/test_crossover: src/host/crossover.
 # runtime's shared library, which it loads only where hqr has a GPU.
 TEST_FLAGS_test_pinned := -DHQR_TEST_CUDART='"$(CUDA_HOME)/lib64/libcudart.so"'
 
+# test_cuda_libs compiles the lazy cuBLAS/cuSOLVER binding in (loader and
+# trampolines; hidden in libhqr), where there is CUDA; elsewhere it skips.
+TEST_FLAGS_test_cuda_libs := -DHQR_HAVE_CUDA=$(HQR_CUDA)
+ifeq ($(HQR_CUDA),1)
+TEST_SOURCES_test_cuda_libs := -x c++ src/cuda/cuda_libs.cu -x none $(BUILD)/obj/lp64/cuda_stubs.o src/host/config.cpp
+$(BUILD)/test/test_cuda_libs $(BUILD)/test64/test_cuda_libs: src/cuda/cuda_libs.cu src/cuda/cuda_libs.hpp \
+    $(BUILD)/obj/lp64/cuda_stubs.o src/host/config.cpp
+endif
+
 # test_runtime compiles hqr's settings in, to test HQR_DEVICE's parser itself.
 TEST_SOURCES_test_runtime := src/host/config.cpp
 $(BUILD)/test/test_runtime $(BUILD)/test64/test_runtime: src/host/config.cpp src/host/config.hpp
@@ -339,18 +362,13 @@ $(BUILD)/bench_qrupd_econ: bench/bench_qrupd_econ.cpp bench/timing.hpp bench/qru
 
 # ---- Python wheel -------------------------------------------------------------
 # The package python/hqr with this build's wheel libraries ($(BUILD)/wheel:
-# no system LAPACK, BLAS or libgfortran needed); a CUDA build's wheel also
-# carries a CPU-only pair ($(BUILD)/cpu/wheel, HQR_CUDA=0) that the package
-# loads where cuBLAS/cuSOLVER are missing (python/README.md). The CPU-only
-# build is a make of its own each time, which rebuilds what changed.
+# no system LAPACK, BLAS or libgfortran needed; a CUDA build's load
+# without cuBLAS/cuSOLVER too, which they bind only when the GPU starts).
 DIST ?= dist
 PYTHON ?= python3
 wheel: $(WHEEL_LIB) $(WHEEL_LIB64)
-ifeq ($(HQR_CUDA),1)
-	$(MAKE) HQR_CUDA=0 BUILD=$(BUILD)/cpu $(BUILD)/cpu/wheel/libhqr.so $(BUILD)/cpu/wheel/libhqr64.so
-endif
 	$(PYTHON) scripts/build-wheel.py --version $(VERSION) --lib $(WHEEL_LIB) --lib64 $(WHEEL_LIB64) --out $(DIST) \
-	    $(if $(filter 1,$(HQR_CUDA)),--cpu-dir $(BUILD)/cpu/wheel --cuda)
+	    $(if $(filter 1,$(HQR_CUDA)),--cuda)
 
 # ---- demo --------------------------------------------------------------------
 demo: deps

@@ -5,8 +5,8 @@
 !
 ! Explicit interfaces for every routine libhqr exports (ABI.md, include/hqr.h):
 !
-! * The LAPACK routines (s/d/c/z potrf potri trtri lauum potrs posv geqrf gels,
-!   s/d ormqr orgqr, c/z unmqr ungqr), hqr's log-determinant (s/d/c/z
+! * The LAPACK routines (s/d/c/z potrf potri trtri lauum potrs posv geqrf gels
+!   gelsd, s/d ormqr orgqr, c/z unmqr ungqr), hqr's log-determinant (s/d/c/z
 !   pologdet) and QR-updating routines (s/d/c/z qrupd_addcols, _delcols,
 !   _addrows, _delrows, and the economy form's _addcols_econ, _delcols_econ,
 !   _addrows_econ), and the level-3 BLAS (s/d/c/z gemm symm syrk syr2k trmm
@@ -398,6 +398,54 @@ module hqr
       complex(c_double_complex), intent(out) :: work(*)
       integer(hqr_int), intent(out) :: info
     end subroutine zgels
+
+    ! ---- xGELSD: minimum-norm least squares through the SVD (any rank) -----
+    subroutine sgelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info)
+      import :: hqr_int, c_float
+      integer(hqr_int), intent(in) :: m, n, nrhs, lda, ldb, lwork
+      real(c_float), intent(inout) :: a(lda, *), b(ldb, *)
+      real(c_float), intent(out) :: s(*)
+      real(c_float), intent(in) :: rcond
+      integer(hqr_int), intent(out) :: rank
+      real(c_float), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: iwork(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine sgelsd
+    subroutine dgelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info)
+      import :: hqr_int, c_double
+      integer(hqr_int), intent(in) :: m, n, nrhs, lda, ldb, lwork
+      real(c_double), intent(inout) :: a(lda, *), b(ldb, *)
+      real(c_double), intent(out) :: s(*)
+      real(c_double), intent(in) :: rcond
+      integer(hqr_int), intent(out) :: rank
+      real(c_double), intent(out) :: work(*)
+      integer(hqr_int), intent(out) :: iwork(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine dgelsd
+    subroutine cgelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, rwork, iwork, info)
+      import :: hqr_int, c_float, c_float_complex
+      integer(hqr_int), intent(in) :: m, n, nrhs, lda, ldb, lwork
+      complex(c_float_complex), intent(inout) :: a(lda, *), b(ldb, *)
+      real(c_float), intent(out) :: s(*)
+      real(c_float), intent(in) :: rcond
+      integer(hqr_int), intent(out) :: rank
+      complex(c_float_complex), intent(out) :: work(*)
+      real(c_float), intent(out) :: rwork(*)
+      integer(hqr_int), intent(out) :: iwork(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine cgelsd
+    subroutine zgelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, rwork, iwork, info)
+      import :: hqr_int, c_double, c_double_complex
+      integer(hqr_int), intent(in) :: m, n, nrhs, lda, ldb, lwork
+      complex(c_double_complex), intent(inout) :: a(lda, *), b(ldb, *)
+      real(c_double), intent(out) :: s(*)
+      real(c_double), intent(in) :: rcond
+      integer(hqr_int), intent(out) :: rank
+      complex(c_double_complex), intent(out) :: work(*)
+      real(c_double), intent(out) :: rwork(*)
+      integer(hqr_int), intent(out) :: iwork(*)
+      integer(hqr_int), intent(out) :: info
+    end subroutine zgelsd
 
     ! ===================================================================
     ! QR updating (hqr's own; ABI fixed, ABI.md). A = Q*R, Q M-by-M

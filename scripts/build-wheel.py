@@ -3,12 +3,12 @@
 
   scripts/build-wheel.py --version V --lib build/wheel/libhqr.so
                          --lib64 build/wheel/libhqr64.so
-                         [--cpu-dir build/cpu/wheel] [--cuda] [--out dist]
+                         [--cuda] [--out dist]
 
 The wheel holds python/hqr/*.py, hqr/_version.py, hqr/lib/libhqr.so and
 hqr/lib/libhqr64.so (stripped: strip --strip-unneeded, when `strip` is
-found) and, from a CUDA build, the CPU-only pair in hqr/lib/cpu/ that the
-package falls back to where cuBLAS/cuSOLVER are missing.
+found). A CUDA build loads without cuBLAS/cuSOLVER (it binds them when the
+GPU starts, src/cuda/cuda_libs.cu), so one pair serves with and without them.
 
 The libraries must be the wheel's (make's $(BUILD)/wheel: linked without the
 system LAPACK): every DT_NEEDED entry must be a library of the manylinux
@@ -118,15 +118,11 @@ def main():
     ap.add_argument("--version", required=True)
     ap.add_argument("--lib", required=True)
     ap.add_argument("--lib64", required=True)
-    ap.add_argument("--cpu-dir", help="folder of the CPU-only libhqr.so, libhqr64.so")
     ap.add_argument("--cuda", action="store_true", help="the libraries are a CUDA build")
     ap.add_argument("--out", default="dist")
     args = ap.parse_args()
 
     libs = {"hqr/lib/libhqr.so": args.lib, "hqr/lib/libhqr64.so": args.lib64}
-    if args.cpu_dir:
-        libs["hqr/lib/cpu/libhqr.so"] = os.path.join(args.cpu_dir, "libhqr.so")
-        libs["hqr/lib/cpu/libhqr64.so"] = os.path.join(args.cpu_dir, "libhqr64.so")
     bad = ["%s needs %s" % (src, ", ".join(outside_policy(src))) for src in libs.values()
            if outside_policy(src)]
     if bad:

@@ -4,16 +4,15 @@ Where the library comes from, first found wins:
   1. HQR_LIBRARY: the path of a libhqr.so (libhqr64.so is taken from the same
      folder, or from HQR_LIBRARY64);
   2. the wheel's own copies, hqr/lib/libhqr.so and hqr/lib/libhqr64.so;
-  3. when those cannot load (a CUDA build whose cuBLAS/cuSOLVER are nowhere
-     to be found), the wheel's CPU-only build in hqr/lib/cpu/ (present only in
-     wheels made from a CUDA build);
-  4. the system's libhqr.so (ld.so's search path: /usr/local/lib after
+  3. the system's libhqr.so (ld.so's search path: /usr/local/lib after
      `make install`, LD_LIBRARY_PATH).
 
-A CUDA build of libhqr links libcublas.so.13 and libcusolver.so.12 (CUDA 13)
-dynamically. Before loading it, the package preloads those libraries, with
-RTLD_GLOBAL, from NVIDIA's pip wheels (nvidia-cublas, nvidia-cusolver:
-site-packages/nvidia/cu13/lib) when they are installed; otherwise the
+A CUDA build of libhqr loads without cuBLAS and cuSOLVER: it dlopens
+libcublas.so.13 and libcusolver.so.12 (CUDA 13) by name when its GPU side
+starts, and runs on the CPU where they cannot be found. So that it finds
+NVIDIA's pip wheels (nvidia-cublas, nvidia-cusolver:
+site-packages/nvidia/cu13/lib) when they are installed, the package preloads
+them from there, with RTLD_GLOBAL, before loading libhqr; otherwise the
 library's own RUNPATH (the CUDA_HOME/lib64 it was built with) and ld.so's
 search path (a system CUDA) serve. `python -m hqr` puts the same folders on
 LD_LIBRARY_PATH for the re-executed interpreter.
@@ -74,10 +73,9 @@ def _candidates():
         # `python -m hqr` hands its choice to the child with its origin
         yield os.environ.get("HQR_LIBRARY_ORIGIN", "HQR_LIBRARY"), os.path.abspath(env), lib64
         return
-    for sub, origin in (("lib", "wheel"), (os.path.join("lib", "cpu"), "wheel, CPU-only build")):
-        lib = os.path.join(_here, sub, "libhqr.so")
-        if os.path.exists(lib):
-            yield origin, lib, os.path.join(_here, sub, "libhqr64.so")
+    lib = os.path.join(_here, "lib", "libhqr.so")
+    if os.path.exists(lib):
+        yield "wheel", lib, os.path.join(_here, "lib", "libhqr64.so")
     yield "system", "libhqr.so", "libhqr64.so"
 
 

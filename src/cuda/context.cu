@@ -9,6 +9,7 @@
 #include <cstring>
 #include <thread>
 
+#include "cuda/cuda_libs.hpp"
 #include "cuda/gpu.hpp"
 #include "host/config.hpp"
 
@@ -82,6 +83,10 @@ bool create(Context &c, int device) {
   std::snprintf(c.name, sizeof c.name, "%s", prop.name);
   c.total_memory = prop.totalGlobalMem;
   c.block_shared_memory = prop.sharedMemPerBlockOptin;
+  if (const char *why = load_cuda_libraries()) {  // bound with the first context
+    std::snprintf(creation_error, sizeof creation_error, "GPU context: %s", why);
+    return false;
+  }
   if (!ok(cublasCreate(&c.blas))) return fail("cublasCreate");
   if (!ok(cusolverDnCreate(&c.solver)) || !ok(cusolverDnCreate(&c.panel_solver))) return fail("cusolverDnCreate");
   if (!ok(cublasCreate(&c.upload_blas)) || !ok(cublasCreate(&c.download_blas))) return fail("cublasCreate");
