@@ -700,5 +700,6 @@ int main() {
   };
   // HQR_TEST_FILTER=gpu_paths* runs a subset (compute-sanitizer, fault runs).
   if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);
+  if (const char *f = std::getenv("HQR_TEST_SKIP")) cmocka_set_skip_filter(f);  // test/valgrind.sh
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -536,5 +536,6 @@ int main() {
       cmocka_unit_test(drift_d),        cmocka_unit_test(drift_z),
   };
   if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);
+  if (const char *f = std::getenv("HQR_TEST_SKIP")) cmocka_set_skip_filter(f);  // test/valgrind.sh
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
