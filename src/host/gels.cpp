@@ -139,11 +139,6 @@ template <class T> void finish_gelqf(lint m, lint n, lint r, T *a, lint lda, T *
   }
 }
 
-// xGELS's SMLNUM and BIGNUM: safe minimum / precision, and its reciprocal.
-template <class T> Real<T> small_number() {
-  return std::numeric_limits<Real<T>>::min() / std::numeric_limits<Real<T>>::epsilon();
-}
-
 // xGELS's steps after the factorization, on columns of B (as LAPACK 3.11
 // without its scaling). m >= n, trans 'N': B := Q**H B, then
 // B(1:n,:) := R**-1 B(1:n,:) unless R has a zero diagonal (returned);

@@ -97,7 +97,7 @@ template <class T> lint min_lwork(lint n, lint nrhs) {
 // False for a NaN or Inf anywhere.
 template <class T> bool unscaled(lint m, lint n, lint nrhs, const T *a, lint lda, const T *b, lint ldb) {
   using R = Real<T>;
-  const R smlnum = std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon(), bignum = R(1) / smlnum;
+  const R smlnum = small_number<T>(), bignum = R(1) / smlnum;
   const R anrm = max_abs(m, n, a, lda);
   if (!(anrm >= smlnum && anrm <= bignum)) return false;
   const R bnrm = max_abs(m, nrhs, b, ldb);

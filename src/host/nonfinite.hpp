@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -36,6 +37,13 @@ template <class T> bool any_nonfinite(lint m, lint n, const T *a, lint lda) {
   std::vector<char> bad(static_cast<std::size_t>(threads));
   cpu::parallel_ranges(n, int(threads), 1, [&](int t, lint c0, lint c1) { bad[std::size_t(t)] = scan(c0, c1); });
   return std::find(bad.begin(), bad.end(), char(1)) != bad.end();
+}
+
+// LAPACK's SMLNUM of xGELS and xGELSD (safe minimum / precision; BIGNUM
+// is its reciprocal): they scale A and B whose max |x_ij| lies outside.
+template <class T> typename Prec<T>::real small_number() {
+  using R = typename Prec<T>::real;
+  return std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon();
 }
 
 // LAPACK's xLANGE('M'): max |a_ij|, NaN if any is NaN; several threads
