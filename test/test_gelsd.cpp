@@ -194,7 +194,7 @@ template <class T> void gelsd_scaled(void **) {
     }
 }
 
-// A = 0: RANK 0, S = 0, B(1:max(m,n),:) = 0. A NaN: INFO as LAPACK's, no crash.
+// A = 0: RANK 0, S = 0, B(1:max(m,n),:) = 0. A NaN: INFO > 0 where LAPACK's is, no crash.
 template <class T> void gelsd_zero_and_nan(void **) {
   for (const Shape &sh : {Shape{100, 20, 2}, Shape{20, 30, 1}}) {
     const std::string ctx = context("%cgelsd zero A m=%ld n=%ld", prefix<T>(), long(sh.m), long(sh.n));
@@ -213,7 +213,12 @@ template <class T> void gelsd_zero_and_nan(void **) {
     (where ? b : a)(7, 0) = T(std::numeric_limits<R<T>>::quiet_NaN());
     const std::string ctx = context("%cgelsd NaN in %s", prefix<T>(), where ? "B" : "A");
     const Out<T> h = run(a, b, R<T>(-1), 0, Lib::hqr, ctx), r = run(a, b, R<T>(-1), 0, Lib::ref, ctx + " (reference)");
-    assert_info(h.info, r.info, ctx);
+    // How many singular values fail to converge on NaN depends on the BLAS
+    // underneath (the reference's gemms run on the GPU with
+    // HQR_GPU_MIN_N=0: sgelsd gave 13 against 14 on the H200), so only
+    // whether the SVD failed must agree.
+    if (h.info < 0 || (h.info > 0) != (r.info > 0))
+      fail_msg("%s: INFO %ld, the reference's %ld", ctx.c_str(), long(h.info), long(r.info));
   }
 }
 

@@ -56,6 +56,11 @@ struct Result {
   double log_det = 0;
 };
 
+// Result::why of a QR path that found a NaN or Inf in its input (xGELS's
+// one trip and hybrid), which the CPU then serves as plain LAPACK
+// (dispatch.hpp's CpuOnly).
+inline constexpr char kNonFiniteInput[] = "NaN or Inf in A or B";
+
 // Cholesky, host memory in and out: over the device set (potrf_node.cu)
 // when it has several GPUs and the order is large, or when the matrix does
 // not fit one GPU (out of core); else on the first GPU (potrf_hybrid.cu).

@@ -255,7 +255,7 @@ bool gels_before_hybrid(Context &c, bool trans, lint m, lint n, lint nrhs, T *a,
     return true;
   }
   if (any_nonfinite(m, n, a, lda)) {
-    out->r.why = "NaN or Inf in A or B";
+    out->r.why = kNonFiniteInput;
     return true;
   }
   return false;

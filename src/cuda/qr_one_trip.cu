@@ -325,7 +325,7 @@ template <class T> struct GelsOp {
       : trans(t), lq(m_ < n_), m(m_), n(n_), nrhs(nrhs_), p(std::max(m_, n_)), q(std::min(m_, n_)),
         in{{a, lda, m_, n_}, {b, ldb, p, nrhs_}}, out{{a, lda, m_, n_}, {b, ldb, p, nrhs_}, {tau, 1, q, 1}},
         device_size(out.size() + (lq ? int64_t(n_) * m_ : 0)), f(p, q, p) {}
-  const char *why(int info) const { return info == kNonFinite ? "NaN or Inf in A or B" : "gels failed on the device"; }
+  const char *why(int info) const { return info == kNonFinite ? kNonFiniteInput : "gels failed on the device"; }
   bool keeps(int info) const { return info > 0; }
   T *factor(T *d) const { return lq ? d + out.size() : d; }  // F: A itself, or A**H after everything
   T *rhs(T *d) const { return d + out.start(1); }

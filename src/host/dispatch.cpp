@@ -209,7 +209,16 @@ GpuGate gpu_gate(double cpu_s) {
   return {false, "the GPU is not started; quicker on the CPU than starting it"};
 }
 
+namespace {
+thread_local bool cpu_only = false;
+constexpr const char *kCpuOnly = "inside a call with NaN or Inf";
+}  // namespace
+CpuOnly::CpuOnly(bool on) : saved_(cpu_only) { cpu_only = cpu_only || on; }
+CpuOnly::~CpuOnly() { cpu_only = saved_; }
+bool CpuOnly::active() { return cpu_only; }
+
 Decision choose_path(Routine r, char prec, long n, Probe probe, const void *a, std::size_t bytes) {
+  if (cpu_only) return {Path::cpu, kCpuOnly};
   const long forced = config::gpu_min_n();
   if (forced >= 0 && n < forced) return {Path::cpu, "below HQR_GPU_MIN_N"};
   if (forced < 0 && n < kMinGpuOrder) return {Path::cpu, "too small for the GPU"};
@@ -239,6 +248,7 @@ namespace hqr {
 // time (the two overlap), the CPU its compute time alone. The rates are
 // conservative so that the CPU keeps what it does as fast.
 Decision choose_blas3_path(char prec, double flops, double bytes, long min_dim) {
+  if (cpu_only) return {Path::cpu, kCpuOnly};
   const long forced = config::gpu_min_n();
   if (forced >= 0 && min_dim < forced) return {Path::cpu, "below HQR_GPU_MIN_N"};
   // The cost model before gpu::available(), which takes the device

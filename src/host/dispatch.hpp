@@ -42,6 +42,24 @@ template <class T> std::size_t span_bytes(long m, long n, long ld) {
 // calls stay on the CPU). HQR_GPU_MIN_N forces the GPU from that smallest
 // dimension on.
 Decision choose_blas3_path(char prec, double flops, double bytes, long min_dim);
+// While a call runs on the CPU because its data hold a NaN or an Inf, the
+// next LAPACK's calls back into hqr from inside it (its xGELS calling
+// xGEQRF on the zeros and NaN that xLASCL makes of an Inf) run on the CPU
+// too, so that the answer and INFO are the plain LAPACK's: the GPU's
+// arithmetic on such data differs (dgels with an Inf in A gave INFO 0
+// against LAPACK's 1 on the H200). choose_path and choose_blas3_path
+// answer "cpu" on this thread while one is alive with `on`.
+class CpuOnly {
+ public:
+  explicit CpuOnly(bool on);
+  ~CpuOnly();
+  CpuOnly(const CpuOnly &) = delete;
+  CpuOnly &operator=(const CpuOnly &) = delete;
+  static bool active();
+
+ private:
+  bool saved_;
+};
 // Routines that have no GPU path yet.
 inline Decision choose_path(long) { return {Path::cpu, "no GPU path for this routine yet"}; }
 

@@ -30,6 +30,7 @@
 // too. If the GPU stops mid-call, the CPU finishes from the columns (LQ:
 // rows) of the factorization it stored.
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -184,9 +185,10 @@ T optimal_gels_lwork(const char *trans, const lint *m, const lint *n, const lint
 // The GPU path (with the CPU finishing whatever the GPU could not); false:
 // nothing was changed and the CPU runs the call.
 // bnrm: LAPACK's max |b_ij| over B's first BROW rows, taken before B changes.
+// *nonfinite: set where the GPU found a NaN or Inf in A.
 template <class T>
 bool gels_gpu(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, Real<T> bnrm, T *work,
-              lint *info, Trace &trace) {
+              lint *info, Trace &trace, bool *nonfinite) {
   const bool lq = m < n;
   const lint p = std::max(m, n), q = std::min(m, n);
   const Real<T> smlnum = small_number<T>(), bignum = Real<T>(1) / smlnum;
@@ -197,6 +199,7 @@ bool gels_gpu(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint 
   if (!g.factored) {
     if (g.r.resume <= 0) {
       trace.path("cpu", g.r.why);
+      *nonfinite = g.r.why && std::strcmp(g.r.why, gpu::kNonFiniteInput) == 0;
       return false;
     }
     trace.path("cpu-resumed", g.r.why);  // from the GPU's final columns (rows, LQ) of the factorization
@@ -292,6 +295,7 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
   // flops of this one.
   const Decision d = choose_path(Routine::geqrf, Prec<T>::letter, qr_equivalent_order(*m, *n), qr_probe<T>, a,
                                  span_bytes<T>(*m, *n, *lda));
+  bool nonfinite = false;
   if (d.path == Path::gpu) {
     // A NaN or Inf stays on the CPU: xGELS scales an A or B holding an Inf
     // by zero (xLASCL from Inf), which the GPU path's emulation of the
@@ -300,14 +304,16 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
     const bool tr = !lsame(trans, 'N');
     const Real<T> bnrm = max_abs(tr ? *n : *m, *nrhs, b, *ldb);  // NaN or Inf if B holds one
     if (!std::isfinite(bnrm)) {
-      trace.path("cpu", "NaN or Inf in A or B");
-    } else if (gels_gpu(tr, *m, *n, *nrhs, a, *lda, b, *ldb, bnrm, work, info, trace)) {
+      trace.path("cpu", gpu::kNonFiniteInput);
+      nonfinite = true;
+    } else if (gels_gpu(tr, *m, *n, *nrhs, a, *lda, b, *ldb, bnrm, work, info, trace, &nonfinite)) {
       work[0] = optimal_gels_lwork(trans, m, n, nrhs, a, lda, b, ldb);
       return;
     }
   } else {
     trace.path("cpu", d.why);
   }
+  const CpuOnly plain_lapack(nonfinite);  // its xGEQRF and xORMQR on the CPU too
   next::gels(trans, m, n, nrhs, a, lda, b, ldb, work, lwork, info);
 }
 

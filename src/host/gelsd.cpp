@@ -29,6 +29,7 @@
 #include <new>
 #include <vector>
 
+#include "dispatch.hpp"
 #include "flops.hpp"
 #include "next_lapack.hpp"
 #include "nonfinite.hpp"
@@ -94,13 +95,16 @@ template <class T> lint min_lwork(lint n, lint nrhs) {
 
 // Whether LAPACK's xGELSD would leave A and B unscaled (and A is not zero):
 // SMLNUM <= max|a_ij| <= BIGNUM, and max|b_ij| = 0 or in the same range.
-// False for a NaN or Inf anywhere.
-template <class T> bool unscaled(lint m, lint n, lint nrhs, const T *a, lint lda, const T *b, lint ldb) {
+// False for a NaN or Inf anywhere, and *nonfinite true.
+template <class T>
+bool unscaled(lint m, lint n, lint nrhs, const T *a, lint lda, const T *b, lint ldb, bool *nonfinite) {
   using R = Real<T>;
   const R smlnum = small_number<T>(), bignum = R(1) / smlnum;
   const R anrm = max_abs(m, n, a, lda);
+  *nonfinite = !std::isfinite(anrm);
   if (!(anrm >= smlnum && anrm <= bignum)) return false;
   const R bnrm = max_abs(m, nrhs, b, ldb);
+  *nonfinite = !std::isfinite(bnrm);
   return bnrm == 0 || (bnrm >= smlnum && bnrm <= bignum);
 }
 
@@ -121,8 +125,9 @@ void gelsd(const lint *m, const lint *n, const lint *nrhs, T *a, const lint *lda
   Trace trace(routine_name<T>("GELSD"), flops::geqrf<T>(M, N) + flops::ormqr<T>(true, M, NR, N));
   trace.args("m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld lwork=%ld", long(M), long(N), long(NR), long(*lda), long(*ldb),
              long(*lwork));
-  if (!unscaled(M, N, NR, a, *lda, b, *ldb)) {
+  if (bool nonfinite = false; !unscaled(M, N, NR, a, *lda, b, *ldb, &nonfinite)) {
     trace.path("cpu", "A or B as LAPACK scales it, zero, NaN or Inf");
+    const CpuOnly plain_lapack(nonfinite);  // its xGEQRF and xORMQR on the CPU too
     next_gelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, rwork, iwork, info);
     return;
   }
