@@ -5,7 +5,7 @@
 # (make; the test programs and build/bench_potrf) and the packages from
 # scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
-# GPU_CHECK_PARTS (default "suite node oom large panel faults qrupd blas3 mpi sanitizer") picks parts,
+# GPU_CHECK_PARTS (default "suite node ooc oom large panel faults qrupd blas3 mpi sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time. GPU_CHECK_QRUPD_FAULTS
 # adds HQR_FAULT points to part qrupd's four (e.g. "sync:27 copy:51", where
 # Q's last rows of an update are finished on the CPU).
@@ -17,7 +17,7 @@ export HQR_REFERENCE_LAPACK=$hqr_lib/lapack/liblapack.so.3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}  # Debian's 0.3.21 misdetects Sapphire Rapids
 nvidia-smi -L | tee "$out/device.txt"
 fail=0
-parts=${GPU_CHECK_PARTS:-suite node oom large panel faults qrupd blas3 mpi sanitizer}
+parts=${GPU_CHECK_PARTS:-suite node ooc oom large panel faults qrupd blas3 mpi sanitizer}
 part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 tests=$(ls build/test/test_* 2>/dev/null)
 
@@ -139,6 +139,27 @@ for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
   if [ $rc = 0 ]; then r=ok; else r=FAILED; fail=1; fi
   echo "compute-sanitizer $tool, HQR_DEVICE=all: $r ($(grep -m1 'ERROR SUMMARY' "$log"))"
 done
+fi
+
+if part ooc; then
+# xGEQRF out of core on one GPU (HQR_GPU_MEMORY=2M: test_qr's geqrf_panels
+# orders take windows of one panel), with injected faults (the CPU finishes
+# from the windows already stored) and compute-sanitizer.
+qr_ooc_run() {  # name, test filter, env...
+  name=$1 filter=$2; shift 2
+  log="$out/node-qr-$(echo "$name" | tr : -).log"
+  env "$@" HQR_GPU_MEMORY=2M HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER="$filter" ${wrap:-} build/test/test_qr >"$log" 2>&1
+  rc=$?
+  seen=$(grep -c "geqrf .*path=gpu-node (1 GPU, out of core" "$log")
+  fell=$(grep -cE "geqrf .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
+  case $name in fault-*) want=$fell ;; *) want=$seen ;; esac
+  if [ $rc = 0 ] && [ "$want" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "geqrf out of core $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls out of core, $fell fell back)"
+}
+qr_ooc_run all 'geqrf*'
+for f in alloc copy:9 kernel:9 sync:4 sync:9; do qr_ooc_run "fault-$f" 'geqrf_panels*' HQR_FAULT=$f; done
+wrap="timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1" qr_ooc_run memcheck 'geqrf_panels<double>'
+wrap=
 fi
 
 if part oom; then

@@ -70,6 +70,7 @@
 #include "cuda/cusolver_q.cuh"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
+#include "cuda/node.hpp"
 #include "cuda/pinned.hpp"
 #include "cuda/qr_device.hpp"
 #include "cuda/qr_kernels.cuh"
@@ -128,6 +129,14 @@ template <class T> class HybridGeqrf {
         keep_(nullptr), keep_extra_(0), on_device_(true) {
     dA_ = da;
     dtau_ = dtau;
+  }
+
+  // About the device bytes the schedule reserves for an m-by-n matrix in
+  // blocks of nb (reserve(), less cuSOLVER's workspace, taken as two V
+  // copies): the matrix, the V copies, every T, W and W2.
+  static double in_core_bytes(lint m, lint n, lint nb) {
+    const double e = sizeof(T), ldd = double((m + 31) / 32 * 32), panels = double((std::min(m, n) + nb - 1) / nb);
+    return e * (ldd * n + ldd * nb * (kRing + 4) + panels * nb * nb + 2.0 * nb * n);
   }
 
   Result run() {
@@ -944,11 +953,32 @@ template <class T> Result geqrf_device(Context &c, lint m, lint n, T *a, lint ld
   return HybridGeqrf<T>(typename HybridGeqrf<T>::OnDevice{}, c, m, n, a, ldda, tau, block_size(n, mode), mode).run();
 }
 
+// The columns the in-core schedule may hold at once: n where the matrix
+// and its workspace fit what the GPU may plan with (plan_budget: its free
+// memory less a margin for the libraries, or HQR_GPU_MEMORY), else the
+// widest window of whole panels that does beside the window loop's own
+// panel slots (qr_apply.cu's geqrf_out_of_core), at least one panel.
+template <class T> lint geqrf_window(Context &c, lint m, lint n) {
+  const std::size_t budget = plan_budget(c, std::size_t(256) << 20);
+  const lint nb = block_size(n, panel_mode());
+  if (budget == 0 || HybridGeqrf<T>::in_core_bytes(m, n, nb) <= double(budget)) return n;
+  const double e = sizeof(T), ldd = double((m + 31) / 32 * 32);
+  const double fixed = HybridGeqrf<T>::in_core_bytes(m, 0, nb) + 3 * e * ldd * nb, per_column = e * (ldd + 4.0 * nb);
+  const lint w = double(budget) > fixed ? lint((double(budget) - fixed) / per_column) / nb * nb : 0;
+  return std::min(n, std::max(w, nb));
+}
+
 template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const char **path) {
   Context *c = context();
   if (!c) return {false, 0, context_error(), 0};
   std::lock_guard<std::mutex> g(c->lock);
   if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
+  if (const lint w = geqrf_window<T>(*c, m, n); w < n) {
+    int windows = 0;
+    const Result r = geqrf_out_of_core(*c, m, n, a, lda, tau, w, &windows);
+    if (path) *path = node_path(1, windows);
+    return r;
+  }
   if (Result r; geqrf_one_trip(*c, m, n, a, lda, tau, &r)) {
     if (path) *path = "gpu-one-trip";
     return r;

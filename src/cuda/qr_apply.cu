@@ -19,6 +19,17 @@
 // (right), so that a failure mid-download leaves whole lines final and the
 // CPU finishes the others. A is only read.
 //
+// xGEQRF out of core (a matrix whose in-core schedule does not fit the
+// GPU's memory, or HQR_GPU_MEMORY): left-looking, in windows of w columns.
+// Each window goes up once; the reflectors of the columns before it are
+// read back from the caller's array (final there) panel by panel and
+// applied to it (two panel slots, so that the next panel's upload overlaps
+// the current one's update); then the in-core schedule factors the
+// window's rows j.. in place on the device (geqrf_device), and the window
+// comes down final, with its tau. The caller's array only ever receives
+// final columns, left to right, so after a failure the CPU finishes from
+// them as after the in-core schedule's.
+//
 // xORGQR works in place as LAPACK's does: the reflector blocks arrive last
 // first; block p updates columns p*nb+kb.. of the growing Q, then turns its
 // own columns into Q's (E - V T V1**H, E = [0; I; 0]). Q leaves right to
@@ -568,7 +579,74 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
   return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};
 }
 
+// ---- xGEQRF out of core ------------------------------------------------------
+
+template <class T>
+Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lint w, int *windows) {
+  const lint k = std::min(m, n), nb = apply_block(k), ldd = (m + 31) / 32 * 32;
+  *windows = int((n + w - 1) / w);
+  if (std::size_t(m) * sizeof(T) > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", 0};
+  const std::size_t panel = round_up(sizeof(T) * std::size_t(ldd) * nb);
+  if (fault::hit(Point::alloc) || !c.matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * w)) ||
+      !c.workspace.reserve(3 * panel + 2 * t_bytes<T>(nb) + round_up(sizeof(T) * std::size_t(nb) * w) +
+                           round_up(sizeof(T) * std::size_t(k))))
+    return {false, 0, "GPU out of memory", 0};
+  Carve work{static_cast<char *>(c.workspace.get())};
+  T *dA = static_cast<T *>(c.matrix.get());
+  T *dQ[2] = {work.take<T>(std::size_t(ldd) * nb), work.take<T>(std::size_t(ldd) * nb)};
+  T *dV = work.take<T>(std::size_t(ldd) * nb), *dT = work.take<T>(std::size_t(nb) * nb);
+  T *dG = work.take<T>(std::size_t(nb) * nb), *dW = work.take<T>(std::size_t(nb) * w), *dtau = work.take<T>(k);
+
+  QrSteps<T> s(c);
+  // read[i]: the compute stream is done with panel slot dQ[i] (block_t has
+  // copied it into V), so that the next panel may be uploaded into it.
+  cudaEvent_t read[2] = {nullptr, nullptr};
+  struct Events {
+    cudaEvent_t *e;
+    ~Events() {
+      for (int i = 0; i < 2; ++i)
+        if (e[i]) cudaEventDestroy(e[i]);
+    }
+  } destroy{read};
+  bool fine = s.init();
+  for (cudaEvent_t &e : read) fine = fine && s.check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), Point::sync);
+  const char *why = "CUDA error";
+  lint stored = 0;  // leading columns final in the caller's arrays, with their tau
+  for (lint j = 0; j < n && fine; j += w) {
+    const lint wj = std::min(w, n - j), kk = std::min(j, k);
+    fine = s.put(a + std::size_t(j) * lda, lda, m, wj, dA, ldd);
+    // The earlier windows' reflectors, read back from the caller's final
+    // columns panel by panel: window := Q(1:kk)**H window.
+    for (lint p = 0, p0 = 0; p0 < kk && fine; ++p, p0 += nb) {
+      const lint kb = std::min(nb, kk - p0), mk = m - p0;
+      T *q = dQ[p % 2];
+      fine = (p < 2 || s.check(cudaStreamWaitEvent(c.upload_stream, read[p % 2], 0), Point::sync)) &&
+             s.put(a + p0 + std::size_t(p0) * lda, lda, mk, kb, q, ldd) &&
+             block_t(s, mk, kb, q, ldd, dV, ldd, dtau + p0, dT, nb, dG) &&
+             s.check(cudaEventRecord(read[p % 2], c.compute_stream), Point::kernel) &&
+             apply_block_reflector(s, true, true, mk, wj, kb, dV, ldd, dT, nb, dA + p0, ldd, dW, nb);
+    }
+    if (fine && j < k) {  // the window's own rows j.. in place, as the in-core schedule (its streams drained)
+      const Result r = geqrf_device(c, m - j, wj, dA + j, ldd, dtau + j);
+      fine = r.ran;
+      if (!fine && r.why) why = r.why;
+      fine = fine && s.check(cudaMemcpy(tau + j, dtau + j, sizeof(T) * std::size_t(std::min(wj, k - j)),
+                                        cudaMemcpyDeviceToHost),
+                             Point::copy);
+    }
+    if (fine) {
+      const lint got = s.get(dA, ldd, m, wj, a + std::size_t(j) * lda, lda, false, false);
+      stored += got;
+      fine = got == wj && !s.failed();
+    }
+  }
+  if (!s.failed()) s.finish();
+  if (!fine || s.failed()) return {false, 0, why, stored};
+  return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};
+}
+
 #define HQR_INSTANTIATE(T)                                                                     \
+  template Result geqrf_out_of_core(Context &, lint, lint, T *, lint, T *, lint, int *);        \
   template GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **);  \
   template GelsResult gels_lq(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **); \
   template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint, const char **); \

@@ -37,6 +37,13 @@ Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::
 // tau undefined. The caller holds c.lock and has made c's device current.
 template <class T> Result geqrf_device(Context &c, lint m, lint n, T *a, lint ldda, T *tau);
 
+// qr_apply.cu: xGEQRF out of core, left-looking in windows of w columns
+// (w < n), each factored by geqrf_device; A, tau and the Result as
+// gpu::geqrf's (`resume`: the leading columns final). *windows: how many.
+// The caller holds c.lock and has made c's device current.
+template <class T>
+Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lint w, int *windows);
+
 // qr_one_trip.cu: small problems in one trip to cuSOLVER, results exactly
 // as the gpu:: routine of the same name returns them (gpu.hpp). Each
 // returns false, having done nothing, where the one trip does not serve;
