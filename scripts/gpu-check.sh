@@ -142,23 +142,46 @@ done
 fi
 
 if part ooc; then
-# xGEQRF out of core on one GPU (HQR_GPU_MEMORY=2M: test_qr's geqrf_panels
-# orders take windows of one panel), with injected faults (the CPU finishes
-# from the windows already stored) and compute-sanitizer.
-qr_ooc_run() {  # name, test filter, env...
-  name=$1 filter=$2; shift 2
-  log="$out/node-qr-$(echo "$name" | tr : -).log"
-  env "$@" HQR_GPU_MEMORY=2M HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER="$filter" ${wrap:-} build/test/test_qr >"$log" 2>&1
+# The QR routines out of core on one GPU: xGEQRF (HQR_GPU_MEMORY=2M: test_qr's
+# geqrf_panels orders take windows of one panel), xORMQR in pieces of C,
+# xORGQR and xGELS in windows (256K: the cases with HQR_NB set, which keep
+# them off the one trip); injected faults (the CPU finishes from what was stored) and
+# compute-sanitizer. A run fails where no call took the out-of-core path
+# (a fault run: where none fell back).
+qr_ooc_run() {  # name, test filter, trace pattern, HQR_GPU_MEMORY, env...
+  name=$1 filter=$2 pattern=$3 mem=$4; shift 4
+  log="$out/ooc-$(echo "$name" | tr : -).log"
+  env "$@" HQR_GPU_MEMORY=$mem HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER="$filter" ${wrap:-} build/test/test_qr \
+    >"$log" 2>&1
   rc=$?
-  seen=$(grep -c "geqrf .*path=gpu-node (1 GPU, out of core" "$log")
-  fell=$(grep -cE "geqrf .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
-  case $name in fault-*) want=$fell ;; *) want=$seen ;; esac
+  seen=$(grep -cE "$pattern" "$log")
+  fell=$(grep -cE "(geqrf|mqr|gqr|gels) .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
+  resumed=$(grep -cE "(geqrf|mqr|gqr|gels) .*path=cpu-resumed" "$log")
+  case $name in *fault-*) want=$fell ;; *) want=$seen ;; esac
   if [ $rc = 0 ] && [ "$want" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
-  echo "geqrf out of core $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls out of core, $fell fell back)"
+  echo "out of core $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls out of core, $fell fell back, $resumed of them resumed)"
 }
-qr_ooc_run all 'geqrf*'
-for f in alloc copy:9 kernel:9 sync:4 sync:9; do qr_ooc_run "fault-$f" 'geqrf_panels*' HQR_FAULT=$f; done
-wrap="timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1" qr_ooc_run memcheck 'geqrf_panels<double>'
+geqrf_ooc='geqrf .*path=gpu-node \(1 GPU, out of core'
+ormqr_ooc='(or|un)mqr .*path=gpu-larfb \(out of core'
+orgqr_ooc='(or|un)gqr .*path=gpu-node \(1 GPU, out of core'
+gels_ooc='gels .*path=gpu-node \(1 GPU, out of core'
+qr_ooc_run geqrf 'geqrf*' "$geqrf_ooc" 2M
+qr_ooc_run ormqr 'ormqr_blocks*' "$ormqr_ooc" 256K
+qr_ooc_run orgqr 'orgqr_blocks*' "$orgqr_ooc" 256K
+qr_ooc_run gels 'gels_blocks*' "$gels_ooc" 256K
+# Faults early (every call falls back at once) and later (copy:40, sync:20,
+# kernel:60: the CPU resumes from the windows already stored).
+for f in ${GPU_CHECK_OOC_FAULTS:-alloc copy:9 kernel:9 sync:4 copy:40 sync:20 kernel:60}; do
+  qr_ooc_run "geqrf-fault-$f" 'geqrf_panels*' "$geqrf_ooc" 2M HQR_FAULT=$f
+  qr_ooc_run "ormqr-fault-$f" 'ormqr_blocks*' "$ormqr_ooc" 256K HQR_FAULT=$f
+  qr_ooc_run "orgqr-fault-$f" 'orgqr_blocks*' "$orgqr_ooc" 256K HQR_FAULT=$f
+  qr_ooc_run "gels-fault-$f" 'gels_blocks*' "$gels_ooc" 256K HQR_FAULT=$f
+done
+wrap="timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1"
+qr_ooc_run geqrf-memcheck 'geqrf_panels<double>' "$geqrf_ooc" 2M
+qr_ooc_run ormqr-memcheck 'ormqr_blocks*' "$ormqr_ooc" 256K
+qr_ooc_run orgqr-memcheck 'orgqr_blocks<double>' "$orgqr_ooc" 256K
+qr_ooc_run gels-memcheck 'gels_blocks<double>' "$gels_ooc" 256K
 wrap=
 fi
 

@@ -991,6 +991,7 @@ template Result geqrf(lint, lint, double *, lint, double *, const char **);
 template Result geqrf(lint, lint, std::complex<float> *, lint, std::complex<float> *, const char **);
 template Result geqrf(lint, lint, std::complex<double> *, lint, std::complex<double> *, const char **);
 #define HQR_INSTANTIATE(T)                                                                                        \
+  template lint geqrf_window<T>(Context &, lint, lint);                                                            \
   template Result geqrf_on_device(Context &, lint, lint, T *, lint, T *, std::size_t, DeviceQR<T> *, const char **); \
   template Result geqrf_device(Context &, lint, lint, T *, lint, T *);
 HQR_INSTANTIATE(float)

@@ -14,10 +14,13 @@
 // factorization as xGEQRF leaves it, B with no intermediate host round trip.
 //
 // xORMQR uploads C, then the reflectors block by block in the order they
-// are applied, each block's T built and applied while the host stages the
-// next; C leaves by columns (left: its columns are independent) or by rows
-// (right), so that a failure mid-download leaves whole lines final and the
-// CPU finishes the others. A is only read.
+// are applied (PanelRing: device slots for every block where they fit, two
+// where they do not), each block's T built and applied while the host
+// stages the next; C leaves by columns (left: its columns are independent)
+// or by rows (right), so that a failure mid-download leaves whole lines
+// final and the CPU finishes the others. Where C does not fit beside the
+// slots, it goes in pieces of whole lines, each reading every block again
+// (out of core). A is only read.
 //
 // xGEQRF out of core (a matrix whose in-core schedule does not fit the
 // GPU's memory, or HQR_GPU_MEMORY): left-looking, in windows of w columns.
@@ -43,16 +46,19 @@
 #include <mutex>
 #include <vector>
 
+#include "cpu/blas.hpp"
 #include "cuda/blas.cuh"
 #include "cuda/block_reflector.cuh"
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "cuda/handoff.hpp"
+#include "cuda/node.hpp"
 #include "cuda/pinned.hpp"
 #include "cuda/qr_device.hpp"
 #include "cuda/qr_kernels.cuh"
 #include "host/config.hpp"
 #include "host/fault.hpp"
+#include "host/next_lapack.hpp"
 #include "host/nonfinite.hpp"
 
 namespace hqr::gpu {
@@ -251,6 +257,49 @@ struct Carve {
 
 template <class T> std::size_t t_bytes(lint nb) { return round_up(sizeof(T) * std::size_t(nb) * nb); }
 
+// Reflector panels read from the caller's array through a ring of device
+// slots: the next panels upload into free slots while the compute stream
+// builds V (unit lower, block_t) and T from the current one and applies
+// them, so a sweep needs `slots` panels of memory (at least two), not all
+// k reflectors. With as many slots as panels nothing ever waits (xORMQR in
+// core: 16384^2 took 0.302 s with two slots against 0.283 with all of V
+// resident, H200); out of core, two.
+template <class T> class PanelRing {
+ public:
+  // `slots` slots of `stride` elements each from `base`.
+  PanelRing(QrSteps<T> &s, T *base, std::size_t stride, int slots)
+      : s_(s), base_(base), stride_(stride), read_(std::size_t(std::max(slots, 1)), nullptr) {}
+  ~PanelRing() {
+    for (cudaEvent_t e : read_)
+      if (e) cudaEventDestroy(e);
+  }
+  bool init() {
+    for (cudaEvent_t &e : read_)
+      if (!s_.check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), Point::sync)) return false;
+    return true;
+  }
+  // The mk-by-kb panel at `a` (leading dimension lda; its upper triangle
+  // is R's, not read) into V (ldv) and its T (ldt) from tau (device).
+  bool load(const T *a, lint lda, lint mk, lint kb, T *v, lint ldv, const T *tau, T *t, lint ldt, T *g) {
+    const std::size_t n = read_.size(), i = std::size_t(uses_++ % long(n));
+    T *slot = base_ + i * stride_;
+    return (uses_ <= long(n) || s_.check(cudaStreamWaitEvent(s_.c_.upload_stream, read_[i], 0), Point::sync)) &&
+           s_.put(a, lda, mk, kb, slot, ldv) && block_t(s_, mk, kb, slot, ldv, v, ldv, tau, t, ldt, g) &&
+           s_.check(cudaEventRecord(read_[i], s_.c_.compute_stream), Point::kernel);
+  }
+
+ private:
+  QrSteps<T> &s_;
+  T *base_;
+  std::size_t stride_;
+  std::vector<cudaEvent_t> read_;  // read_[i]: the compute stream is done with slot i
+  long uses_ = 0;
+};
+
+// The device memory one GPU's schedule may plan with (node.hpp's
+// plan_budget, with its margin for the libraries).
+inline std::size_t qr_budget(Context &c) { return plan_budget(c, std::size_t(256) << 20); }
+
 }  // namespace
 
 // ---- xGELS ------------------------------------------------------------------
@@ -319,6 +368,77 @@ lint gels_rhs(QrSteps<T> &s, bool solve_first, lint p, lint q, const T *f, lint 
 
 
 template <class T>
+Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda,
+                   const T *tau, T *c, lint ldc, bool *pieces);
+
+namespace {
+
+// C := op(Q) C on the CPU (the next LAPACK), Q from k reflectors in A:
+// what the GPU could not finish of B in xGELS out of core.
+template <class T>
+void cpu_apply_q(bool conj, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc) {
+  if (n <= 0) return;
+  const char side = 'L', trans = conj ? (is_complex<T> ? 'C' : 'T') : 'N';
+  const lint query = -1;
+  lint info = 0;
+  T w{};
+  next::ormqr(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, &w, &query, &info);
+  lint lw = std::max<lint>({1, n, lint(std::real(w))});
+  std::vector<T> work(static_cast<std::size_t>(lw));
+  next::ormqr(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work.data(), &lw, &info);
+}
+
+// xGELS (m >= n) out of core: A factored by geqrf_out_of_core (max |a_ij|
+// measured on the way), then B in pieces through ormqr's larfb schedule,
+// the reflectors read from the caller's A: B := Q**H B, then the solve
+// with R; or ('T'/'C') the solve, B(n+1:m,:) := 0, then B := Q B. The
+// triangular solve runs on the host (the next BLAS): R is part of what did
+// not fit. What the GPU leaves of B the CPU completes, so once A is
+// factored the call's answer is whole (r.why says when the CPU helped).
+template <class T>
+GelsResult gels_out_of_core(Context &c, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb,
+                            T *tau, lint w, const char **path) {
+  GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
+  int windows = 0;
+  unsigned long long bits = 0;
+  const Result r = geqrf_out_of_core(c, m, n, a, lda, tau, w, &windows, &bits);
+  if (path) *path = node_path(1, windows);
+  if (!r.ran) {
+    out.r = r;
+    return out;
+  }
+  out.factored = true;
+  lint info = 0;  // xTRTRS's check: the first exactly zero diagonal element of R
+  for (lint i = 0; i < n && info == 0; ++i)
+    if (a[i + std::size_t(i) * lda] == T(0)) info = i + 1;
+  out.r = {true, info, r.why, 0};
+  out.b_columns = nrhs;
+  std::memcpy(&out.anrm, &bits, sizeof bits);
+  if (out.anrm == 0) return out;  // A = 0: the caller sets B to zero
+  bool pieces = false;
+  if (!trans) {
+    const Result q = ormqr_larfb(c, true, true, m, nrhs, n, a, lda, tau, b, ldb, &pieces);
+    if (!q.ran) {
+      cpu_apply_q(true, m, nrhs - q.resume, n, a, lda, tau, b + std::size_t(q.resume) * ldb, ldb);
+      out.r.why = "B's last columns on the CPU";
+    }
+    if (info == 0) hqr::blas::trsm('L', 'U', 'N', 'N', n, nrhs, T(1), a, lda, b, ldb);
+  } else {
+    if (info > 0) return out;  // xTRTRS returns first: B as it came
+    hqr::blas::trsm('L', 'U', 'C', 'N', n, nrhs, T(1), a, lda, b, ldb);
+    for (lint j = 0; j < nrhs; ++j) std::fill(b + n + std::size_t(j) * ldb, b + m + std::size_t(j) * ldb, T(0));
+    const Result q = ormqr_larfb(c, true, false, m, nrhs, n, a, lda, tau, b, ldb, &pieces);
+    if (!q.ran) {
+      cpu_apply_q(false, m, nrhs - q.resume, n, a, lda, tau, b + std::size_t(q.resume) * ldb, ldb);
+      out.r.why = "B's last columns on the CPU";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+template <class T>
 GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path) {
   GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
   Context *c = context();
@@ -336,6 +456,9 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
     out.r.why = "matrix column larger than staging";
     return out;
   }
+  // Out of core where A and B (as columns beside A) do not fit.
+  if (const lint w = geqrf_window<T>(*c, m, n + nrhs); w < n + nrhs)
+    return gels_out_of_core(*c, trans, m, n, nrhs, a, lda, b, ldb, tau, std::min(w, n), path);
   // B (ldda by nrhs), V (ldda by nb) and W (nb by nrhs), set aside in the
   // factorization's workspace.
   const lint ldda = (m + 31) / 32 * 32, nbmax = std::min<lint>(1024, n);
@@ -500,46 +623,83 @@ Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda
   if (!ok(cudaSetDevice(ctx->device))) return {false, 0, "cudaSetDevice failed", 0};
   *path = "gpu-one-trip";
   if (Result r; ormqr_one_trip(*ctx, left, trans, m, n, k, a, lda, tau, c, ldc, &r)) return r;
-  *path = "gpu-larfb";
+  bool pieces = false;
+  const Result r = ormqr_larfb(*ctx, left, trans, m, n, k, a, lda, tau, c, ldc, &pieces);
+  *path = pieces ? "gpu-larfb (out of core)" : "gpu-larfb";
+  return r;
+}
+
+// ormqr's larfb schedule (the caller holds ctx.lock, its device current);
+// *pieces: whether C went in several pieces (out of core).
+template <class T>
+Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda,
+                   const T *tau, T *c, lint ldc, bool *pieces) {
+  Context *ctx = &context;
   const lint nq = left ? m : n, nb = apply_block(k), npanels = (k + nb - 1) / nb;
   // Pieces: C by columns (left) or rows (right), reflectors by columns.
   if (std::size_t(std::max(m, n)) * sizeof(T) > Context::kSlotBytes)
     return {false, 0, "matrix line larger than staging", 0};
-  const lint lddq = (nq + 31) / 32 * 32, lddc = (m + 31) / 32 * 32;
+  // C in pieces of whole lines (columns, left; rows, right) as many as the
+  // GPU's memory holds beside the reflectors' panels: one piece where C
+  // fits, else out of core (each piece reads every panel again).
+  const lint lines = left ? n : m, lddq = (nq + 31) / 32 * 32;
+  const double e = sizeof(T), fixed = e * (3.0 * lddq * nb + 2.0 * nb * nb + k) + 4096;
+  const double per_line = e * ((left ? m + 31 : n) + nb);  // C's line and W's
+  const std::size_t budget = qr_budget(*ctx);
+  lint per = lines;
+  if (budget > 0 && fixed + per_line * lines > double(budget))
+    per = std::max<lint>(std::min<lint>(lines, 32), double(budget) > fixed ? lint((double(budget) - fixed) / per_line) : 0);
+  per = std::min(per, lines);
+  const lint ldc_d = left ? (m + 31) / 32 * 32 : (per + 31) / 32 * 32;  // the piece's leading dimension
+  const lint wrows = left ? nb : per, wcols = left ? per : nb;          // W of larfb
+  // A slot for every panel where all fit beside C (in core), else two.
+  const std::size_t panel = sizeof(T) * std::size_t(lddq) * nb;
+  const bool all_slots = per == lines && (budget == 0 || fixed + per_line * lines + double(panel) * npanels <= budget);
+  const int slots = all_slots ? int(std::max<lint>(2, npanels)) : 2;
   if (fault::hit(Point::alloc) ||
-      !ctx->matrix.reserve(round_up(sizeof(T) * std::size_t(lddq) * k) + round_up(sizeof(T) * std::size_t(lddc) * n)))
-    return {false, 0, "GPU out of memory", 0};
-  const lint wrows = left ? nb : m, wcols = left ? n : nb;  // W of larfb
-  if (!ctx->workspace.reserve(round_up(sizeof(T) * std::size_t(lddq) * nb) + 2 * t_bytes<T>(nb) +
+      !ctx->matrix.reserve(round_up(sizeof(T) * std::size_t(ldc_d) * (left ? per : n))) ||
+      !ctx->workspace.reserve(round_up(panel * slots) + round_up(panel) + 2 * t_bytes<T>(nb) +
                               round_up(sizeof(T) * std::size_t(wrows) * wcols) + round_up(sizeof(T) * k)))
     return {false, 0, "GPU out of memory", 0};
-  Carve mem{static_cast<char *>(ctx->matrix.get())}, work{static_cast<char *>(ctx->workspace.get())};
-  T *dQ = mem.take<T>(std::size_t(lddq) * k), *dC = mem.take<T>(std::size_t(lddc) * n);
+  Carve work{static_cast<char *>(ctx->workspace.get())};
+  T *dC = static_cast<T *>(ctx->matrix.get());
+  T *dQ = work.take<T>(std::size_t(lddq) * nb * slots);
   T *dV = work.take<T>(std::size_t(lddq) * nb), *dT = work.take<T>(std::size_t(nb) * nb);
   T *dG = work.take<T>(std::size_t(nb) * nb), *dW = work.take<T>(std::size_t(wrows) * wcols);
   T *dtau = work.take<T>(k);
 
   QrSteps<T> s(*ctx);
-  bool fine = s.init() && s.put(c, ldc, m, n, dC, lddc) && s.put(tau, 1, 1, k, dtau, 1);
+  PanelRing<T> ring(s, dQ, std::size_t(lddq) * nb, slots);
+  bool fine = s.init() && ring.init() && s.put(tau, 1, 1, k, dtau, 1);
   // Q = H(1)...H(k): Q C and C Q**H take the blocks last first.
   const bool backward = left != trans;
-  for (lint i = 0; i < npanels && fine; ++i) {
-    const lint p = backward ? npanels - 1 - i : i, k0 = p * nb, kb = std::min(nb, k - k0), mk = nq - k0;
-    T *q = dQ + k0 + std::size_t(k0) * lddq;
-    fine = s.put(a + k0 + std::size_t(k0) * lda, lda, mk, kb, q, lddq) &&
-           block_t(s, mk, kb, q, lddq, dV, lddq, dtau + k0, dT, nb, dG) &&
-           (left ? apply_block_reflector(s, true, trans, mk, n, kb, dV, lddq, dT, nb, dC + k0, lddc, dW, wrows)
-                 : apply_block_reflector(s, false, trans, m, mk, kb, dV, lddq, dT, nb, dC + std::size_t(k0) * lddc,
-                                         lddc, dW, wrows));
+  lint stored = 0;  // C's leading lines final
+  for (lint l0 = 0; l0 < lines && fine; l0 += per) {
+    const lint nl = std::min(per, lines - l0), pm = left ? m : nl, pn = left ? nl : n;
+    T *piece = left ? c + std::size_t(l0) * ldc : c + l0;
+    fine = s.put(piece, ldc, pm, pn, dC, ldc_d);
+    for (lint i = 0; i < npanels && fine; ++i) {
+      const lint p = backward ? npanels - 1 - i : i, k0 = p * nb, kb = std::min(nb, k - k0), mk = nq - k0;
+      fine = ring.load(a + k0 + std::size_t(k0) * lda, lda, mk, kb, dV, lddq, dtau + k0, dT, nb, dG) &&
+             (left ? apply_block_reflector(s, true, trans, mk, pn, kb, dV, lddq, dT, nb, dC + k0, ldc_d, dW, wrows)
+                   : apply_block_reflector(s, false, trans, pm, mk, kb, dV, lddq, dT, nb,
+                                           dC + std::size_t(k0) * ldc_d, ldc_d, dW, wrows));
+    }
+    if (!fine) break;
+    const lint got = s.get(dC, ldc_d, pm, pn, piece, ldc, !left, false);
+    stored += got;
+    fine = got == nl && !s.failed();
   }
-  const lint lines = left ? n : m;
-  const lint stored = fine ? s.get(dC, lddc, m, n, c, ldc, !left, false) : 0;
   if (!s.failed()) s.finish();
-  if (s.failed() || stored != lines) return {false, 0, "CUDA error", stored};
+  *pieces = per < lines;
+  if (!fine || s.failed()) return {false, 0, "CUDA error", stored};
   return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};
 }
 
 // ---- xORGQR / xUNGQR --------------------------------------------------------
+
+template <class T>
+Result orgqr_out_of_core(Context &c, lint m, lint n, lint k, T *a, lint lda, const T *tau, lint w, int *windows);
 
 template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T *tau, const char **path) {
   Context *ctx = context();
@@ -554,6 +714,18 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
   *path = "gpu-larfb";
   if (std::size_t(m) * sizeof(T) > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", n};
   const lint nb = apply_block(k), npanels = (k + nb - 1) / nb, ldd = (m + 31) / 32 * 32;
+  {  // out of core where Q and the workspace do not fit what the GPU may plan with
+    const double e = sizeof(T), fixed = e * (3.0 * ldd * nb + 2.0 * nb * nb + k) + 4096, per_column = e * (ldd + nb);
+    const std::size_t budget = qr_budget(*ctx);
+    if (budget > 0 && fixed + per_column * n > double(budget)) {
+      const lint w = std::min(n, std::max<lint>(std::min<lint>(n, nb),
+                                                 double(budget) > fixed ? lint((double(budget) - fixed) / per_column) : 0));
+      int windows = 0;
+      const Result r = orgqr_out_of_core(*ctx, m, n, k, a, lda, tau, w, &windows);
+      *path = node_path(1, windows);
+      return r;
+    }
+  }
   if (fault::hit(Point::alloc) || !ctx->matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * n)))
     return {false, 0, "GPU out of memory", n};
   if (!ctx->workspace.reserve(round_up(sizeof(T) * std::size_t(ldd) * nb) + 3 * t_bytes<T>(nb) +
@@ -579,51 +751,92 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
   return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};
 }
 
+// ---- xORGQR out of core ------------------------------------------------------
+
+// Q in windows of w columns, right to left: window j0..j1-1 starts as those
+// columns of the identity and receives H(kk), ..., H(1) (kk = min(k, j1):
+// Q's column j needs only reflectors 1..j+1), their panels read from the
+// caller's array, where they stay until the window holding them is stored;
+// then the window goes down, its last columns first. `ran` false: the
+// trailing columns of A from r.resume on are final, the others the input.
+template <class T>
+Result orgqr_out_of_core(Context &c, lint m, lint n, lint k, T *a, lint lda, const T *tau, lint w, int *windows) {
+  const lint nb = apply_block(k), ldd = (m + 31) / 32 * 32;
+  *windows = int((n + w - 1) / w);
+  const std::size_t panel = round_up(sizeof(T) * std::size_t(ldd) * nb);
+  if (fault::hit(Point::alloc) || !c.matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * w)) ||
+      !c.workspace.reserve(3 * panel + 2 * t_bytes<T>(nb) + round_up(sizeof(T) * std::size_t(nb) * w) +
+                           round_up(sizeof(T) * std::size_t(std::max<lint>(k, 1)))))
+    return {false, 0, "GPU out of memory", n};
+  Carve work{static_cast<char *>(c.workspace.get())};
+  T *dA = static_cast<T *>(c.matrix.get());
+  T *dQ0 = work.take<T>(std::size_t(ldd) * nb), *dQ1 = work.take<T>(std::size_t(ldd) * nb);
+  T *dV = work.take<T>(std::size_t(ldd) * nb), *dT = work.take<T>(std::size_t(nb) * nb);
+  T *dG = work.take<T>(std::size_t(nb) * nb), *dW = work.take<T>(std::size_t(nb) * w);
+  T *dtau = work.take<T>(std::max<lint>(k, 1));
+
+  QrSteps<T> s(c);
+  PanelRing<T> ring(s, dQ0, std::size_t(dQ1 - dQ0), 2);
+  bool fine = s.init() && ring.init() && s.put(tau, 1, 1, k, dtau, 1);
+  lint stored = 0;  // trailing columns final in the caller's array
+  for (lint j1 = n; j1 > 0 && fine;) {
+    const lint j0 = std::max<lint>(0, j1 - w), wj = j1 - j0, kk = std::min(k, j1);
+    set_identity<<<grid_for(int64_t(m) * wj), 256, 0, c.compute_stream>>>(m, wj, j0, dv(dA), ldd);
+    fine = s.launched();
+    for (lint p0 = kk > 0 ? (kk - 1) / nb * nb : -1; p0 >= 0 && fine; p0 -= nb) {
+      const lint kb = std::min(nb, kk - p0), mk = m - p0;
+      fine = ring.load(a + p0 + std::size_t(p0) * lda, lda, mk, kb, dV, ldd, dtau + p0, dT, nb, dG) &&
+             apply_block_reflector(s, true, false, mk, wj, kb, dV, ldd, dT, nb, dA + p0, ldd, dW, nb);
+    }
+    if (!fine) break;
+    const lint got = s.get(dA, ldd, m, wj, a + std::size_t(j0) * lda, lda, false, true);
+    stored += got;
+    fine = got == wj && !s.failed();
+    j1 = j0;
+  }
+  if (!s.failed()) s.finish();
+  if (!fine || s.failed()) return {false, 0, "CUDA error", n - stored};
+  return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};
+}
+
 // ---- xGEQRF out of core ------------------------------------------------------
 
 template <class T>
-Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lint w, int *windows) {
+Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lint w, int *windows,
+                         unsigned long long *amax) {
   const lint k = std::min(m, n), nb = apply_block(k), ldd = (m + 31) / 32 * 32;
   *windows = int((n + w - 1) / w);
   if (std::size_t(m) * sizeof(T) > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", 0};
   const std::size_t panel = round_up(sizeof(T) * std::size_t(ldd) * nb);
   if (fault::hit(Point::alloc) || !c.matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * w)) ||
       !c.workspace.reserve(3 * panel + 2 * t_bytes<T>(nb) + round_up(sizeof(T) * std::size_t(nb) * w) +
-                           round_up(sizeof(T) * std::size_t(k))))
+                           round_up(sizeof(T) * std::size_t(k)) + 256))
     return {false, 0, "GPU out of memory", 0};
   Carve work{static_cast<char *>(c.workspace.get())};
   T *dA = static_cast<T *>(c.matrix.get());
   T *dQ[2] = {work.take<T>(std::size_t(ldd) * nb), work.take<T>(std::size_t(ldd) * nb)};
   T *dV = work.take<T>(std::size_t(ldd) * nb), *dT = work.take<T>(std::size_t(nb) * nb);
   T *dG = work.take<T>(std::size_t(nb) * nb), *dW = work.take<T>(std::size_t(nb) * w), *dtau = work.take<T>(k);
+  auto *damax = work.take<unsigned long long>(1);
 
   QrSteps<T> s(c);
-  // read[i]: the compute stream is done with panel slot dQ[i] (block_t has
-  // copied it into V), so that the next panel may be uploaded into it.
-  cudaEvent_t read[2] = {nullptr, nullptr};
-  struct Events {
-    cudaEvent_t *e;
-    ~Events() {
-      for (int i = 0; i < 2; ++i)
-        if (e[i]) cudaEventDestroy(e[i]);
-    }
-  } destroy{read};
-  bool fine = s.init();
-  for (cudaEvent_t &e : read) fine = fine && s.check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), Point::sync);
+  PanelRing<T> ring(s, dQ[0], std::size_t(dQ[1] - dQ[0]), 2);
+  bool fine = s.init() && ring.init() &&
+              (!amax || s.check(cudaMemsetAsync(damax, 0, sizeof *damax, c.compute_stream), Point::copy));
   const char *why = "CUDA error";
   lint stored = 0;  // leading columns final in the caller's arrays, with their tau
   for (lint j = 0; j < n && fine; j += w) {
     const lint wj = std::min(w, n - j), kk = std::min(j, k);
     fine = s.put(a + std::size_t(j) * lda, lda, m, wj, dA, ldd);
+    if (fine && amax) {  // max |a_ij| of the input, for xGELS's scaling
+      max_abs<<<grid_for(int64_t(m) * wj, 256, 1024), 256, 0, c.compute_stream>>>(m, wj, dv(dA), ldd, damax);
+      fine = s.launched();
+    }
     // The earlier windows' reflectors, read back from the caller's final
     // columns panel by panel: window := Q(1:kk)**H window.
-    for (lint p = 0, p0 = 0; p0 < kk && fine; ++p, p0 += nb) {
+    for (lint p0 = 0; p0 < kk && fine; p0 += nb) {
       const lint kb = std::min(nb, kk - p0), mk = m - p0;
-      T *q = dQ[p % 2];
-      fine = (p < 2 || s.check(cudaStreamWaitEvent(c.upload_stream, read[p % 2], 0), Point::sync)) &&
-             s.put(a + p0 + std::size_t(p0) * lda, lda, mk, kb, q, ldd) &&
-             block_t(s, mk, kb, q, ldd, dV, ldd, dtau + p0, dT, nb, dG) &&
-             s.check(cudaEventRecord(read[p % 2], c.compute_stream), Point::kernel) &&
+      fine = ring.load(a + p0 + std::size_t(p0) * lda, lda, mk, kb, dV, ldd, dtau + p0, dT, nb, dG) &&
              apply_block_reflector(s, true, true, mk, wj, kb, dV, ldd, dT, nb, dA + p0, ldd, dW, nb);
     }
     if (fine && j < k) {  // the window's own rows j.. in place, as the in-core schedule (its streams drained)
@@ -640,13 +853,15 @@ Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lin
       fine = got == wj && !s.failed();
     }
   }
+  if (fine && amax) fine = s.check(cudaMemcpy(amax, damax, sizeof *amax, cudaMemcpyDeviceToHost), Point::copy);
   if (!s.failed()) s.finish();
   if (!fine || s.failed()) return {false, 0, why, stored};
   return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};
 }
 
 #define HQR_INSTANTIATE(T)                                                                     \
-  template Result geqrf_out_of_core(Context &, lint, lint, T *, lint, T *, lint, int *);        \
+  template Result geqrf_out_of_core(Context &, lint, lint, T *, lint, T *, lint, int *,          \
+                                    unsigned long long *);                                    \
   template GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **);  \
   template GelsResult gels_lq(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **); \
   template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint, const char **); \

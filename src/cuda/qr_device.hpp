@@ -39,10 +39,17 @@ template <class T> Result geqrf_device(Context &c, lint m, lint n, T *a, lint ld
 
 // qr_apply.cu: xGEQRF out of core, left-looking in windows of w columns
 // (w < n), each factored by geqrf_device; A, tau and the Result as
-// gpu::geqrf's (`resume`: the leading columns final). *windows: how many.
-// The caller holds c.lock and has made c's device current.
+// gpu::geqrf's (`resume`: the leading columns final). *windows: how many;
+// amax (unless null): max |a_ij| of the input, as the bits of a double
+// (for xGELS). The caller holds c.lock and has made c's device current.
 template <class T>
-Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lint w, int *windows);
+Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lint w, int *windows,
+                         unsigned long long *amax = nullptr);
+
+// geqrf_hybrid.cu: the columns the in-core schedule may hold at once (n
+// where an m-by-n matrix and its workspace fit what the GPU may plan with,
+// else a window of whole panels, at least one).
+template <class T> lint geqrf_window(Context &c, lint m, lint n);
 
 // qr_one_trip.cu: small problems in one trip to cuSOLVER, results exactly
 // as the gpu:: routine of the same name returns them (gpu.hpp). Each
