@@ -261,41 +261,62 @@ template <class T> std::size_t t_bytes(lint nb) { return round_up(sizeof(T) * st
 // slots: the next panels upload into free slots while the compute stream
 // builds V (unit lower, block_t) and T from the current one and applies
 // them, so a sweep needs `slots` panels of memory (at least two), not all
-// k reflectors. With as many slots as panels nothing ever waits (xORMQR in
-// core: 16384^2 took 0.302 s with two slots against 0.283 with all of V
-// resident, H200); out of core, two.
+// k reflectors; with as many slots as panels nothing ever waits. The ring
+// also holds the sweep's workspace in the context's workspace buffer: V,
+// T and G (nb by nb), W for larfb, every reflector's tau and a max |a_ij|
+// word.
 template <class T> class PanelRing {
  public:
-  // `slots` slots of `stride` elements each from `base`.
-  PanelRing(QrSteps<T> &s, T *base, std::size_t stride, int slots)
-      : s_(s), base_(base), stride_(stride), read_(std::size_t(std::max(slots, 1)), nullptr) {}
+  explicit PanelRing(QrSteps<T> &s) : s_(s) {}
   ~PanelRing() {
     for (cudaEvent_t e : read_)
       if (e) cudaEventDestroy(e);
   }
-  bool init() {
+  // Panels of ldd by nb; W of w_elems elements; tau of ntau.
+  bool reserve(lint ldd, lint nb, int slots, std::size_t w_elems, lint ntau) {
+    const std::size_t panel = std::size_t(ldd) * nb;
+    if (!s_.c_.workspace.reserve(round_up(sizeof(T) * panel * slots) + round_up(sizeof(T) * panel) +
+                                 2 * t_bytes<T>(nb) + round_up(sizeof(T) * w_elems) +
+                                 round_up(sizeof(T) * std::size_t(ntau)) + 256))
+      return false;
+    Carve work{static_cast<char *>(s_.c_.workspace.get())};
+    base_ = work.take<T>(panel * slots);
+    v = work.take<T>(panel);
+    t = work.take<T>(std::size_t(nb) * nb);
+    g = work.take<T>(std::size_t(nb) * nb);
+    w = work.take<T>(w_elems);
+    tau = work.take<T>(std::size_t(ntau));
+    amax = work.take<unsigned long long>(1);
+    stride_ = panel;
+    ldv_ = ldd;
+    nb_ = nb;
+    read_.assign(std::size_t(std::max(slots, 1)), nullptr);
     for (cudaEvent_t &e : read_)
       if (!s_.check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), Point::sync)) return false;
     return true;
   }
-  // The mk-by-kb panel at `a` (leading dimension lda; its upper triangle
-  // is R's, not read) into V (ldv) and its T (ldt) from tau (device).
-  bool load(const T *a, lint lda, lint mk, lint kb, T *v, lint ldv, const T *tau, T *t, lint ldt, T *g) {
+  // Reflectors k0..k0+kb-1: their mk-by-kb panel at `a` (leading dimension
+  // lda; its upper triangle is R's, not read) into v (leading dimension
+  // ldd) and their T into t (nb), from tau + k0.
+  bool load(const T *a, lint lda, lint mk, lint kb, lint k0) {
     const std::size_t n = read_.size(), i = std::size_t(uses_++ % long(n));
     T *slot = base_ + i * stride_;
     return (uses_ <= long(n) || s_.check(cudaStreamWaitEvent(s_.c_.upload_stream, read_[i], 0), Point::sync)) &&
-           s_.put(a, lda, mk, kb, slot, ldv) && block_t(s_, mk, kb, slot, ldv, v, ldv, tau, t, ldt, g) &&
+           s_.put(a, lda, mk, kb, slot, ldv_) && block_t(s_, mk, kb, slot, ldv_, v, ldv_, tau + k0, t, nb_, g) &&
            s_.check(cudaEventRecord(read_[i], s_.c_.compute_stream), Point::kernel);
   }
 
+  T *v = nullptr, *t = nullptr, *g = nullptr, *w = nullptr, *tau = nullptr;
+  unsigned long long *amax = nullptr;
+
  private:
   QrSteps<T> &s_;
-  T *base_;
-  std::size_t stride_;
+  T *base_ = nullptr;
+  std::size_t stride_ = 0;
+  lint ldv_ = 0, nb_ = 0;
   std::vector<cudaEvent_t> read_;  // read_[i]: the compute stream is done with slot i
   long uses_ = 0;
 };
-
 
 }  // namespace
 
@@ -653,21 +674,14 @@ Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint
   const std::size_t panel = sizeof(T) * std::size_t(lddq) * nb;
   const bool all_slots = per == lines && (budget == 0 || fixed + per_line * lines + double(panel) * npanels <= budget);
   const int slots = all_slots ? int(std::max<lint>(2, npanels)) : 2;
+  QrSteps<T> s(*ctx);
+  PanelRing<T> ring(s);
   if (fault::hit(Point::alloc) ||
       !ctx->matrix.reserve(round_up(sizeof(T) * std::size_t(ldc_d) * (left ? per : n))) ||
-      !ctx->workspace.reserve(round_up(panel * slots) + round_up(panel) + 2 * t_bytes<T>(nb) +
-                              round_up(sizeof(T) * std::size_t(wrows) * wcols) + round_up(sizeof(T) * k)))
+      !ring.reserve(lddq, nb, slots, std::size_t(wrows) * wcols, k))
     return {false, 0, "GPU out of memory", 0};
-  Carve work{static_cast<char *>(ctx->workspace.get())};
   T *dC = static_cast<T *>(ctx->matrix.get());
-  T *dQ = work.take<T>(std::size_t(lddq) * nb * slots);
-  T *dV = work.take<T>(std::size_t(lddq) * nb), *dT = work.take<T>(std::size_t(nb) * nb);
-  T *dG = work.take<T>(std::size_t(nb) * nb), *dW = work.take<T>(std::size_t(wrows) * wcols);
-  T *dtau = work.take<T>(k);
-
-  QrSteps<T> s(*ctx);
-  PanelRing<T> ring(s, dQ, std::size_t(lddq) * nb, slots);
-  bool fine = s.init() && ring.init() && s.put(tau, 1, 1, k, dtau, 1);
+  bool fine = s.init() && s.put(tau, 1, 1, k, ring.tau, 1);
   // Q = H(1)...H(k): Q C and C Q**H take the blocks last first.
   const bool backward = left != trans;
   lint stored = 0;  // C's leading lines final
@@ -677,10 +691,11 @@ Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint
     fine = s.put(piece, ldc, pm, pn, dC, ldc_d);
     for (lint i = 0; i < npanels && fine; ++i) {
       const lint p = backward ? npanels - 1 - i : i, k0 = p * nb, kb = std::min(nb, k - k0), mk = nq - k0;
-      fine = ring.load(a + k0 + std::size_t(k0) * lda, lda, mk, kb, dV, lddq, dtau + k0, dT, nb, dG) &&
-             (left ? apply_block_reflector(s, true, trans, mk, pn, kb, dV, lddq, dT, nb, dC + k0, ldc_d, dW, wrows)
-                   : apply_block_reflector(s, false, trans, pm, mk, kb, dV, lddq, dT, nb,
-                                           dC + std::size_t(k0) * ldc_d, ldc_d, dW, wrows));
+      fine = ring.load(a + k0 + std::size_t(k0) * lda, lda, mk, kb, k0) &&
+             (left ? apply_block_reflector(s, true, trans, mk, pn, kb, ring.v, lddq, ring.t, nb, dC + k0, ldc_d, ring.w,
+                                           wrows)
+                   : apply_block_reflector(s, false, trans, pm, mk, kb, ring.v, lddq, ring.t, nb,
+                                           dC + std::size_t(k0) * ldc_d, ldc_d, ring.w, wrows));
     }
     if (!fine) break;
     const lint got = s.get(dC, ldc_d, pm, pn, piece, ldc, !left, false);
@@ -760,21 +775,13 @@ template <class T>
 Result orgqr_out_of_core(Context &c, lint m, lint n, lint k, T *a, lint lda, const T *tau, lint w, int *windows) {
   const lint nb = apply_block(k), ldd = (m + 31) / 32 * 32;
   *windows = int((n + w - 1) / w);
-  const std::size_t panel = round_up(sizeof(T) * std::size_t(ldd) * nb);
-  if (fault::hit(Point::alloc) || !c.matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * w)) ||
-      !c.workspace.reserve(3 * panel + 2 * t_bytes<T>(nb) + round_up(sizeof(T) * std::size_t(nb) * w) +
-                           round_up(sizeof(T) * std::size_t(std::max<lint>(k, 1)))))
-    return {false, 0, "GPU out of memory", n};
-  Carve work{static_cast<char *>(c.workspace.get())};
-  T *dA = static_cast<T *>(c.matrix.get());
-  T *dQ0 = work.take<T>(std::size_t(ldd) * nb), *dQ1 = work.take<T>(std::size_t(ldd) * nb);
-  T *dV = work.take<T>(std::size_t(ldd) * nb), *dT = work.take<T>(std::size_t(nb) * nb);
-  T *dG = work.take<T>(std::size_t(nb) * nb), *dW = work.take<T>(std::size_t(nb) * w);
-  T *dtau = work.take<T>(std::max<lint>(k, 1));
-
   QrSteps<T> s(c);
-  PanelRing<T> ring(s, dQ0, std::size_t(dQ1 - dQ0), 2);
-  bool fine = s.init() && ring.init() && s.put(tau, 1, 1, k, dtau, 1);
+  PanelRing<T> ring(s);
+  if (fault::hit(Point::alloc) || !c.matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * w)) ||
+      !ring.reserve(ldd, nb, 2, std::size_t(nb) * w, std::max<lint>(k, 1)))
+    return {false, 0, "GPU out of memory", n};
+  T *dA = static_cast<T *>(c.matrix.get());
+  bool fine = s.init() && s.put(tau, 1, 1, k, ring.tau, 1);
   lint stored = 0;  // trailing columns final in the caller's array
   for (lint j1 = n; j1 > 0 && fine;) {
     const lint j0 = std::max<lint>(0, j1 - w), wj = j1 - j0, kk = std::min(k, j1);
@@ -782,8 +789,8 @@ Result orgqr_out_of_core(Context &c, lint m, lint n, lint k, T *a, lint lda, con
     fine = s.launched();
     for (lint p0 = kk > 0 ? (kk - 1) / nb * nb : -1; p0 >= 0 && fine; p0 -= nb) {
       const lint kb = std::min(nb, kk - p0), mk = m - p0;
-      fine = ring.load(a + p0 + std::size_t(p0) * lda, lda, mk, kb, dV, ldd, dtau + p0, dT, nb, dG) &&
-             apply_block_reflector(s, true, false, mk, wj, kb, dV, ldd, dT, nb, dA + p0, ldd, dW, nb);
+      fine = ring.load(a + p0 + std::size_t(p0) * lda, lda, mk, kb, p0) &&
+             apply_block_reflector(s, true, false, mk, wj, kb, ring.v, ldd, ring.t, nb, dA + p0, ldd, ring.w, nb);
     }
     if (!fine) break;
     const lint got = s.get(dA, ldd, m, wj, a + std::size_t(j0) * lda, lda, false, true);
@@ -804,43 +811,35 @@ Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lin
   const lint k = std::min(m, n), nb = apply_block(k), ldd = (m + 31) / 32 * 32;
   *windows = int((n + w - 1) / w);
   if (std::size_t(m) * sizeof(T) > Context::kSlotBytes) return {false, 0, "matrix column larger than staging", 0};
-  const std::size_t panel = round_up(sizeof(T) * std::size_t(ldd) * nb);
-  if (fault::hit(Point::alloc) || !c.matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * w)) ||
-      !c.workspace.reserve(3 * panel + 2 * t_bytes<T>(nb) + round_up(sizeof(T) * std::size_t(nb) * w) +
-                           round_up(sizeof(T) * std::size_t(k)) + 256))
-    return {false, 0, "GPU out of memory", 0};
-  Carve work{static_cast<char *>(c.workspace.get())};
-  T *dA = static_cast<T *>(c.matrix.get());
-  T *dQ[2] = {work.take<T>(std::size_t(ldd) * nb), work.take<T>(std::size_t(ldd) * nb)};
-  T *dV = work.take<T>(std::size_t(ldd) * nb), *dT = work.take<T>(std::size_t(nb) * nb);
-  T *dG = work.take<T>(std::size_t(nb) * nb), *dW = work.take<T>(std::size_t(nb) * w), *dtau = work.take<T>(k);
-  auto *damax = work.take<unsigned long long>(1);
-
   QrSteps<T> s(c);
-  PanelRing<T> ring(s, dQ[0], std::size_t(dQ[1] - dQ[0]), 2);
-  bool fine = s.init() && ring.init() &&
-              (!amax || s.check(cudaMemsetAsync(damax, 0, sizeof *damax, c.compute_stream), Point::copy));
+  PanelRing<T> ring(s);
+  if (fault::hit(Point::alloc) || !c.matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * w)) ||
+      !ring.reserve(ldd, nb, 2, std::size_t(nb) * w, k))
+    return {false, 0, "GPU out of memory", 0};
+  T *dA = static_cast<T *>(c.matrix.get());
+  bool fine = s.init() &&
+              (!amax || s.check(cudaMemsetAsync(ring.amax, 0, sizeof *ring.amax, c.compute_stream), Point::copy));
   const char *why = "CUDA error";
   lint stored = 0;  // leading columns final in the caller's arrays, with their tau
   for (lint j = 0; j < n && fine; j += w) {
     const lint wj = std::min(w, n - j), kk = std::min(j, k);
     fine = s.put(a + std::size_t(j) * lda, lda, m, wj, dA, ldd);
     if (fine && amax) {  // max |a_ij| of the input, for xGELS's scaling
-      max_abs<<<grid_for(int64_t(m) * wj, 256, 1024), 256, 0, c.compute_stream>>>(m, wj, dv(dA), ldd, damax);
+      max_abs<<<grid_for(int64_t(m) * wj, 256, 1024), 256, 0, c.compute_stream>>>(m, wj, dv(dA), ldd, ring.amax);
       fine = s.launched();
     }
     // The earlier windows' reflectors, read back from the caller's final
     // columns panel by panel: window := Q(1:kk)**H window.
     for (lint p0 = 0; p0 < kk && fine; p0 += nb) {
       const lint kb = std::min(nb, kk - p0), mk = m - p0;
-      fine = ring.load(a + p0 + std::size_t(p0) * lda, lda, mk, kb, dV, ldd, dtau + p0, dT, nb, dG) &&
-             apply_block_reflector(s, true, true, mk, wj, kb, dV, ldd, dT, nb, dA + p0, ldd, dW, nb);
+      fine = ring.load(a + p0 + std::size_t(p0) * lda, lda, mk, kb, p0) &&
+             apply_block_reflector(s, true, true, mk, wj, kb, ring.v, ldd, ring.t, nb, dA + p0, ldd, ring.w, nb);
     }
     if (fine && j < k) {  // the window's own rows j.. in place, as the in-core schedule (its streams drained)
-      const Result r = geqrf_device(c, m - j, wj, dA + j, ldd, dtau + j);
+      const Result r = geqrf_device(c, m - j, wj, dA + j, ldd, ring.tau + j);
       fine = r.ran;
       if (!fine && r.why) why = r.why;
-      fine = fine && s.check(cudaMemcpy(tau + j, dtau + j, sizeof(T) * std::size_t(std::min(wj, k - j)),
+      fine = fine && s.check(cudaMemcpy(tau + j, ring.tau + j, sizeof(T) * std::size_t(std::min(wj, k - j)),
                                         cudaMemcpyDeviceToHost),
                              Point::copy);
     }
@@ -850,7 +849,7 @@ Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lin
       fine = got == wj && !s.failed();
     }
   }
-  if (fine && amax) fine = s.check(cudaMemcpy(amax, damax, sizeof *amax, cudaMemcpyDeviceToHost), Point::copy);
+  if (fine && amax) fine = s.check(cudaMemcpy(amax, ring.amax, sizeof *amax, cudaMemcpyDeviceToHost), Point::copy);
   if (!s.failed()) s.finish();
   if (!fine || s.failed()) return {false, 0, why, stored};
   return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};

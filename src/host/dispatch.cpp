@@ -215,7 +215,6 @@ constexpr const char *kCpuOnly = "inside a call with NaN or Inf";
 }  // namespace
 CpuOnly::CpuOnly(bool on) : saved_(cpu_only) { cpu_only = cpu_only || on; }
 CpuOnly::~CpuOnly() { cpu_only = saved_; }
-bool CpuOnly::active() { return cpu_only; }
 
 Decision choose_path(Routine r, char prec, long n, Probe probe, const void *a, std::size_t bytes) {
   if (cpu_only) return {Path::cpu, kCpuOnly};

@@ -55,7 +55,6 @@ class CpuOnly {
   ~CpuOnly();
   CpuOnly(const CpuOnly &) = delete;
   CpuOnly &operator=(const CpuOnly &) = delete;
-  static bool active();
 
  private:
   bool saved_;
