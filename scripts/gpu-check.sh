@@ -5,7 +5,7 @@
 # (make; the test programs and build/bench_potrf) and the packages from
 # scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
-# GPU_CHECK_PARTS (default "suite node ooc oom large panel faults qrupd blas3 mpi sanitizer") picks parts,
+# GPU_CHECK_PARTS (default "suite node ooc ooc-inverse oom large panel faults qrupd blas3 mpi sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time. GPU_CHECK_QRUPD_FAULTS
 # adds HQR_FAULT points to part qrupd's four (e.g. "sync:27 copy:51", where
 # Q's last rows of an update are finished on the CPU).
@@ -17,7 +17,7 @@ export HQR_REFERENCE_LAPACK=$hqr_lib/lapack/liblapack.so.3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}  # Debian's 0.3.21 misdetects Sapphire Rapids
 nvidia-smi -L | tee "$out/device.txt"
 fail=0
-parts=${GPU_CHECK_PARTS:-suite node ooc oom large panel faults qrupd blas3 mpi sanitizer}
+parts=${GPU_CHECK_PARTS:-suite node ooc ooc-inverse oom large panel faults qrupd blas3 mpi sanitizer}
 part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 tests=$(ls build/test/test_* 2>/dev/null)
 
@@ -182,6 +182,33 @@ qr_ooc_run geqrf-memcheck 'geqrf_panels<double>' "$geqrf_ooc" 2M
 qr_ooc_run ormqr-memcheck 'ormqr_blocks*' "$ormqr_ooc" 256K
 qr_ooc_run orgqr-memcheck 'orgqr_blocks<double>' "$orgqr_ooc" 256K
 qr_ooc_run gels-memcheck 'gels_blocks<double>' "$gels_ooc" 256K
+wrap=
+fi
+
+if part ooc-inverse; then
+# xTRTRI, xLAUUM and xPOTRI out of core (inverse_ooc.cu): test_inverse with
+# HQR_GPU_MEMORY=1M, where its HQR_NB=32 cases of order 257 and up split
+# (HQR_TEST_LARGE adds 1000 and 2100: several levels, products whose
+# triangles split again); faults; compute-sanitizer on the double cases.
+inv_ooc_run() {  # name, test filter, env...
+  name=$1 filter=$2; shift 2
+  log="$out/ooc-$(echo "$name" | tr : -).log"
+  env "$@" HQR_GPU_MEMORY=1M HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER="$filter" ${wrap:-} build/test/test_inverse \
+    >"$log" 2>&1
+  rc=$?
+  seen=$(grep -cE '(trtri|lauum|potri) .*path=gpu-node \(1 GPU, out of core' "$log")
+  fell=$(grep -cE '(trtri|lauum|potri) .*path=cpu-resumed' "$log")
+  case $name in *fault-*) want=$fell ;; *) want=$seen ;; esac
+  if [ $rc = 0 ] && [ "$want" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "out of core $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls out of core, $fell with CPU pieces)"
+}
+inv_ooc_run inverse '*' HQR_TEST_LARGE=1
+for f in ${GPU_CHECK_OOC_FAULTS:-alloc copy:9 kernel:9 sync:4 copy:40 sync:20 kernel:60}; do
+  inv_ooc_run "inverse-fault-$f" '*residual*' HQR_FAULT=$f  # potri and trtri
+done
+for f in copy:40 kernel:60; do inv_ooc_run "lauum-fault-$f" '*lauum_product*' HQR_FAULT=$f; done
+wrap="timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1"
+inv_ooc_run inverse-memcheck '*potri_residual<double*'
 wrap=
 fi
 

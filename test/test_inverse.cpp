@@ -22,6 +22,7 @@
 #include "cpu/trti2.cpp"
 #include "host/config.cpp"
 #include "host/inverse.hpp"
+#include "host/inverse_halves.hpp"
 #include "host/next_lapack.cpp"
 
 using namespace testing;
@@ -298,6 +299,28 @@ template <class T, char Uplo> void cpu_lauu2_product(void **) {
     }
 }
 
+// ---- cases with the reference's result ---------------------------------------
+
+// The input of `op` ("trtri", "lauum" or "potri"): a well-conditioned
+// triangle, a factor with a real diagonal (lauum: all the complex one
+// reads), or the reference's Cholesky factor of a random HPD matrix.
+template <class T> Matrix<T> case_input(const char *op, char uplo, char diag, lint n, lint lda) {
+  Matrix<T> a = with_spare_column(op[0] == 'p' ? random_hpd<T>(n, lda) : random_triangle<T>(n, lda, uplo, diag));
+  if (op[0] == 'l')
+    for (lint i = 0; i < n; ++i) a(i, i) = T(std::real(a(i, i)));
+  if (op[0] == 'p') assert_info(potrf<T>(uplo, a.n, a.ptr(), a.ld, Lib::ref), 0, "potrf");
+  return a;
+}
+// The reference LAPACK's result of `op` on a.
+template <class T> Matrix<T> reference_result(const char *op, char uplo, char diag, const Matrix<T> &a) {
+  Matrix<T> want = a;
+  const lint n = a.n, lda = a.ld;
+  if (op[0] == 't') assert_info(trtri<T>(uplo, diag, n, want.ptr(), lda, Lib::ref), 0, "trtri");
+  if (op[0] == 'l') assert_info(lauum<T>(uplo, n, want.ptr(), lda, Lib::ref), 0, "lauum");
+  if (op[0] == 'p') assert_info(potri<T>(uplo, n, want.ptr(), lda, Lib::ref), 0, "potri");
+  return want;
+}
+
 // ---- finishing on the CPU (gpu.hpp, Result::resume) -------------------------
 
 // When the GPU path stops early, the caller's array holds `done` lines of
@@ -313,14 +336,7 @@ template <class T> void finish_from_stored_lines(void **) {
       for (char diag : {'N', 'U'}) {
         if (diag == 'U' && op[0] != 't') continue;
         const bool upper = uplo == 'U', unit = diag == 'U';
-        Matrix<T> a = with_spare_column(op[0] == 'p' ? random_hpd<T>(n, lda) : random_triangle<T>(n, lda, uplo, diag));
-        if (op[0] == 'l')  // lauum's input is a Cholesky factor: its real diagonal is all the complex one reads
-          for (lint i = 0; i < n; ++i) a(i, i) = T(std::real(a(i, i)));
-        if (op[0] == 'p') assert_info(potrf<T>(uplo, n, a.ptr(), lda, Lib::ref), 0, "potrf");
-        Matrix<T> want = a;
-        if (op[0] == 't') assert_info(trtri<T>(uplo, diag, n, want.ptr(), lda, Lib::ref), 0, "trtri");
-        if (op[0] == 'l') assert_info(lauum<T>(uplo, n, want.ptr(), lda, Lib::ref), 0, "lauum");
-        if (op[0] == 'p') assert_info(potri<T>(uplo, n, want.ptr(), lda, Lib::ref), 0, "potri");
+        const Matrix<T> a = case_input<T>(op, uplo, diag, n, lda), want = reference_result(op, uplo, diag, a);
         double scale = 0;
         for (lint j = 0; j < n; ++j)
           for (lint i = 0; i < n; ++i)
@@ -352,6 +368,70 @@ template <class T> void finish_from_stored_lines(void **) {
       }
 }
 
+// ---- the recursion by halves (host/inverse_halves.hpp) -----------------------
+
+// The out-of-core recursion's algebra, with CPU pieces that take diagonal
+// blocks of order <= 24 and triangles of order <= 16 whole (the GPU's take
+// what its memory holds): potri, trtri and lauum through InverseByHalves
+// against the reference LAPACK's results, elementwise, relative to the
+// largest entry of the result, for both uplo, both diag, orders around the
+// splits, lda > n. On a GPU machine the same recursion runs with GPU pieces
+// (scripts/gpu-check.sh, part ooc).
+template <class T> struct CpuPieces {
+  bool upper, unit;
+  int blocks = 0, products = 0;
+  bool whole(bool, lint t) const { return t <= 24; }
+  bool holds(lint t) const { return t <= 16; }
+  void block(bool inverse, lint t, T *a, lint lda) {
+    ++blocks;
+    const char uplo = upper ? 'U' : 'L', diag = unit ? 'U' : 'N';
+    assert_info(inverse ? trtri<T>(uplo, diag, t, a, lda, Lib::ref) : lauum<T>(uplo, t, a, lda, Lib::ref), 0, "block");
+  }
+  void trmm(bool left, char trans, lint m, lint n, T alpha, const T *a, lint lda, T *b, lint ldb) {
+    ++products;
+    hqr::blas::trmm<T>(left ? 'L' : 'R', upper ? 'U' : 'L', trans, unit ? 'U' : 'N', m, n, alpha, a, lda, b, ldb);
+  }
+  void gemm(char ta, char tb, lint m, lint n, lint k, T alpha, const T *a, lint lda, const T *b, lint ldb, T *c,
+            lint ldc) {
+    ++products;
+    hqr::blas::gemm<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, T(1), c, ldc);
+  }
+  void herk(char trans, lint n, lint k, const T *a, lint lda, T *c, lint ldc) {
+    ++products;
+    hqr::blas::syrk<T>(hqr::is_complex<T>, upper ? 'U' : 'L', trans, n, k, T(1), a, lda, T(1), c, ldc);
+  }
+};
+
+template <class T> void by_halves(void **) {
+  for (const char *op : {"trtri", "lauum", "potri"})
+    for (char uplo : {'U', 'L'})
+      for (char diag : {'N', 'U'})
+        for (lint n : {1, 17, 25, 64, 100, 257})
+          for (lint pad : kPads) {
+            if (diag == 'U' && op[0] != 't') continue;
+            const lint lda = n + pad;
+            const bool upper = uplo == 'U', unit = diag == 'U';
+            const std::string ctx = context("%c%s by halves uplo=%c diag=%c n=%ld lda=%ld", prefix<T>(), op, uplo,
+                                            diag, long(n), long(lda));
+            const Matrix<T> a = case_input<T>(op, uplo, diag, n, lda), want = reference_result(op, uplo, diag, a);
+            Matrix<T> got = a;
+            CpuPieces<T> pieces{upper, unit};
+            hqr::InverseByHalves<T, CpuPieces<T>> halves(pieces, upper);
+            if (op[0] != 'l') halves.trtri(n, got.ptr(), lda);
+            if (op[0] != 't') halves.lauum(n, got.ptr(), lda);
+            if (n > 24 && pieces.blocks < 2) fail_msg("%s: did not split (%d blocks)", ctx.c_str(), pieces.blocks);
+            double scale = 0, worst = 0;
+            for (lint j = 0; j < n; ++j)
+              for (lint i = 0; i < n; ++i)
+                if (in_triangle(uplo, i, j)) {
+                  scale = std::max(scale, double(std::abs(want(i, j))));
+                  worst = std::max(worst, double(std::abs(got(i, j) - want(i, j))));
+                }
+            assert_ratio(worst / (double(n) * scale * eps<T>()), ctx);
+            assert_unchanged_outside(a, got, uplo, unit, ctx);
+          }
+}
+
 }  // namespace
 
 #define ALL_TYPES(test)                                                                                  \
@@ -373,6 +453,7 @@ int main() {
       ALL_TYPES_UPLO(potri_residual),       ALL_TYPES(potri_singular_factor), ALL_TYPES_UPLO_DIAG(trtri_residual),
       ALL_TYPES(trtri_singular),            ALL_TYPES(trtri_nan_info),        ALL_TYPES_UPLO(lauum_product),
       ALL_TYPES_UPLO_DIAG(cpu_trti2_residual), ALL_TYPES_UPLO(cpu_lauu2_product), ALL_TYPES(finish_from_stored_lines),
+      ALL_TYPES(by_halves),
   };
   if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);  // e.g. sanitizer runs
   return cmocka_run_group_tests(tests, nullptr, nullptr);

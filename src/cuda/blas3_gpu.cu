@@ -176,8 +176,7 @@ template <class T> struct Routine {
   bool by_rows = false;
 };
 
-constexpr int kC = 3;
-constexpr const char *kTooSmall = "GPU memory too small for the tiles";  // C tiles on a device at once: one computing, one going down, one coming up
+constexpr int kC = 3;  // C tiles on a device at once: one computing, one going down, one coming up
 
 // RAII for the call's events.
 struct Events {
@@ -213,7 +212,7 @@ template <class T> class TileEngine {
     // Plan every member before data moves: a member whose memory holds no
     // schedule leaves the call untouched.
     for (auto &m : plan)
-      if (!this->plan(*m)) return {false, 0, kTooSmall, 0};
+      if (!this->plan(*m)) return {false, 0, kTilesTooLarge, 0};
     // Pieces are shared between GPUs where every GPU keeps its kind whole.
     for (int k = 0; k < 2 && plan.size() > 1; ++k) {
       shared_[k] = true;
@@ -863,7 +862,7 @@ template <class R, class... A> Result shrinking(double flops, A... args) {
   for (lint edge = tile_edge();; edge /= 2) {
     const R r(args..., edge);
     const Result res = run(r, flops);
-    if (res.ran || res.why != kTooSmall || edge <= 32) return res;
+    if (res.ran || res.why != kTilesTooLarge || edge <= 32) return res;
   }
 }
 

@@ -954,14 +954,14 @@ template <class T> Result geqrf_device(Context &c, lint m, lint n, T *a, lint ld
 }
 
 // The columns the in-core schedule may hold at once: n where the matrix
-// and its workspace fit what the GPU may plan with (qr_budget: its free
+// and its workspace fit what the GPU may plan with (schedule_budget: its free
 // memory less a margin for the libraries, or HQR_GPU_MEMORY), else the
 // widest window of whole panels that does beside the window loop's own
 // panel slots (qr_apply.cu's geqrf_out_of_core), at least one panel.
 template <class T> lint geqrf_window(Context &c, lint m, lint n) {
   const lint nb = block_size(n, panel_mode());
   const double need = HybridGeqrf<T>::in_core_bytes(m, n, nb);
-  const std::size_t budget = qr_budget(c, need);
+  const std::size_t budget = schedule_budget(c, need);
   if (budget == 0 || need <= double(budget)) return n;
   const double e = sizeof(T), ldd = double((m + 31) / 32 * 32);
   const double fixed = HybridGeqrf<T>::in_core_bytes(m, 0, nb) + 3 * e * ldd * nb, per_column = e * (ldd + 4.0 * nb);

@@ -166,6 +166,10 @@ namespace hqr::gpu {
 // beta == 0 never reads C. Transposes are 'N', 'T' or 'C' (upper case).
 // herm: xHEMM/xHERK/xHER2K (alpha of herk and beta of herk/her2k are real,
 // passed with a zero imaginary part).
+// Result::why of a product whose tiles no GPU's memory holds even at the
+// smallest edge (pieces are an edge by the inner dimension): nothing was
+// written; a shorter inner dimension may fit.
+inline constexpr char kTilesTooLarge[] = "GPU memory too small for the tiles";
 template <class T>
 Result gemm(char transa, char transb, lint m, lint n, lint k, T alpha, const T *a, lint lda, const T *b, lint ldb,
             T beta, T *c, lint ldc);

@@ -179,9 +179,18 @@ template <class T> class HybridInverse {
  public:
   HybridInverse(Context &c, Op op, bool upper, bool unit, lint n, T *a, lint lda, lint nb)
       : c_(c), op_(op), upper_(upper), unit_(unit), n_(n), a_(a), lda_(lda), nb_(nb), np_((n + nb - 1) / nb),
-        ldda_((n + 31) / 32 * 32), leaf_(std::max(nb, leaf_order())), pieces_(edge_pieces()),
+        ldda_(padded(n)), leaf_(std::max(nb, leaf_order())), pieces_(edge_pieces()),
         fill_(upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER), reverse_(!upper),
         final_reverse_(!upper && op == Op::trtri) {}
+
+  // The device memory run() reserves: the square, the leaves' workspace,
+  // the diagonal blocks (twice for potri), the CPU workers' pinned pairs'
+  // device side.
+  static double bytes(Op op, lint n, lint nb) {
+    const double block = double(nb) * nb, np = double((n + nb - 1) / nb);
+    return double(sizeof(T)) * (double(padded(n)) * n + double(leaf_work(n, std::max(nb, leaf_order()))) +
+                                block * np * (op == Op::potri ? 2 : 1) + 2 * block * kDiagWorkers<T>);
+  }
 
   Result run() {
     start_ = clk::now();
@@ -190,12 +199,12 @@ template <class T> class HybridInverse {
     const std::size_t diagonals = block * np_;
     const int phases = (op_ == Op::potri) ? 2 : 1;
     if (fault::hit(Point::alloc) || !c_.matrix.reserve(sz * ldda_ * n_) ||
-        !c_.workspace.reserve(sz * (std::size_t(ldda_) * leaf_ + diagonals * phases)) ||
+        !c_.workspace.reserve(sz * (leaf_work(n_, leaf_) + diagonals * phases)) ||
         !c_.panel.reserve(sz * 2 * block * kDiagWorkers<T>))
       return {false, 0, "GPU out of memory", 0};
     dA_ = static_cast<T *>(c_.matrix.get());
     dW_ = static_cast<T *>(c_.workspace.get());
-    dInv_ = dW_ + std::size_t(ldda_) * leaf_;
+    dInv_ = dW_ + leaf_work(n_, leaf_);
     dLau_ = op_ == Op::potri ? dInv_ + diagonals : dInv_;
     inv_done_.assign(np_, 0);
     lau_done_.assign(np_, 0);
@@ -225,6 +234,12 @@ template <class T> class HybridInverse {
   }
 
  private:
+  // The device's leading dimension at order n.
+  static lint padded(lint n) { return (n + 31) / 32 * 32; }
+  // The leaves' out-of-place products (trmm_in_place): m-by-n with the
+  // triangle's order at most `leaf` and the other side at most n.
+  static std::size_t leaf_work(lint n, lint leaf) { return std::size_t(padded(n)) * std::min(leaf, n); }
+
   bool has_inverse() const { return op_ != Op::lauum; }
   bool has_product() const { return op_ != Op::trtri; }
 
@@ -798,6 +813,10 @@ template <class T> struct OneTripInverse {
 constexpr lint kNodeOrder = 24576;
 constexpr int kNodeGpus = 4;
 
+// The one trip at small orders (unless HQR_NB is set), else the hybrid.
+bool takes_one_trip(Op op, lint n) { return config::nb() <= 0 && n <= one_trip_limit(op); }
+lint inverse_nb(lint n) { return std::min<lint>(config::nb() > 0 ? config::nb() : kDefaultNb, n); }
+
 template <class T> Result run(Op op, bool upper, bool unit, lint n, T *a, lint lda) {
   const DeviceSet set = device_set();
   if (!set.count) return {false, 0, context_error(), 0};
@@ -807,19 +826,33 @@ template <class T> Result run(Op op, bool upper, bool unit, lint n, T *a, lint l
     // the first store): one GPU may still serve.
     if (r.ran || r.resume > 0) return r;
   }
-  Context *c = set.member[0];
-  std::lock_guard<std::mutex> g(c->lock);
-  if (!ok(cudaSetDevice(c->device))) return {false, 0, "cudaSetDevice failed", 0};
-  const int nb_setting = config::nb();
-  if (nb_setting <= 0 && n <= one_trip_limit(op) && one_trip_fits<T>(*c, n)) {
-    OneTripInverse<T> device_op{op, unit};
-    return one_trip(*c, device_op, upper, n, a, lda);
+  Context &c = *set.member[0];
+  if (!takes_one_trip(op, n)) {
+    const double need = HybridInverse<T>::bytes(op, n, inverse_nb(n));
+    std::size_t budget;
+    {
+      std::lock_guard<std::mutex> g(c.lock);
+      budget = schedule_budget(c, need);
+    }
+    if (budget && need > double(budget)) return inverse_out_of_core(set, op, upper, unit, n, a, lda, budget);
   }
-  const lint nb = nb_setting > 0 ? nb_setting : kDefaultNb;
-  return HybridInverse<T>(*c, op, upper, unit, n, a, lda, std::min(nb, n)).run();
+  return inverse_one_gpu(c, op, upper, unit, n, a, lda);
 }
 
 }  // namespace
+
+template <class T> Result inverse_one_gpu(Context &c, Op op, bool upper, bool unit, lint n, T *a, lint lda) {
+  std::lock_guard<std::mutex> g(c.lock);
+  if (!ok(cudaSetDevice(c.device))) return {false, 0, "cudaSetDevice failed", 0};
+  if (takes_one_trip(op, n) && one_trip_fits<T>(c, n)) {
+    OneTripInverse<T> device_op{op, unit};
+    return one_trip(c, device_op, upper, n, a, lda);
+  }
+  return HybridInverse<T>(c, op, upper, unit, n, a, lda, inverse_nb(n)).run();
+}
+template <class T> double inverse_in_core_bytes(Op op, lint n, lint nb) {
+  return HybridInverse<T>::bytes(op, n, nb > 0 ? nb : inverse_nb(n));
+}
 
 template <class T> Result trtri(bool upper, bool unit, lint n, T *a, lint lda) {
   return run(Op::trtri, upper, unit, n, a, lda);
@@ -827,7 +860,9 @@ template <class T> Result trtri(bool upper, bool unit, lint n, T *a, lint lda) {
 template <class T> Result lauum(bool upper, lint n, T *a, lint lda) { return run(Op::lauum, upper, false, n, a, lda); }
 template <class T> Result potri(bool upper, lint n, T *a, lint lda) { return run(Op::potri, upper, false, n, a, lda); }
 
-#define HQR_INSTANTIATE(T)                                 \
+#define HQR_INSTANTIATE(T)                                                          \
+  template Result inverse_one_gpu(Context &, Op, bool, bool, lint, T *, lint);      \
+  template double inverse_in_core_bytes<T>(Op, lint, lint);                         \
   template Result trtri(bool, bool, lint, T *, lint);      \
   template Result lauum(bool, lint, T *, lint);            \
   template Result potri(bool, lint, T *, lint);

@@ -27,6 +27,22 @@ enum class InverseOp { trtri, lauum, potri };
 template <class T>
 Result inverse_node(const DeviceSet &set, InverseOp op, bool upper, bool unit, lint n, T *a, lint lda);
 
+// The same on one GPU, whole in its memory (inverse_hybrid.cu): the one trip
+// or the hybrid on c (takes c's lock); and the device memory the hybrid
+// needs at order n with blocks of nb (0: its default).
+template <class T> Result inverse_one_gpu(Context &c, InverseOp op, bool upper, bool unit, lint n, T *a, lint lda);
+template <class T> double inverse_in_core_bytes(InverseOp op, lint n, lint nb);
+
+// xTRTRI, xLAUUM and xPOTRI whose order is past what one GPU holds
+// (`budget` bytes), out of core (inverse_ooc.cu): a recursion by halves
+// whose diagonal blocks run in core on the set's first GPU
+// (inverse_one_gpu) and whose products run host to host over the set
+// (blas3_gpu.cu). Every piece the GPU does not finish the CPU completes, so
+// `ran` is always true; `path` says how it went.
+template <class T>
+Result inverse_out_of_core(const DeviceSet &set, InverseOp op, bool upper, bool unit, lint n, T *a, lint lda,
+                           std::size_t budget);
+
 // The trace's path of a set's schedule: "gpu-node (4 GPUs, in core)", or
 // "... out of core: 3 windows" where it ran `windows` windows.
 inline const char *node_path(int gpus, int windows) {
@@ -51,6 +67,15 @@ inline std::size_t plan_budget(Context &c, std::size_t margin) {
   const std::size_t have = free + c.matrix.size();
   if (const std::size_t cap = config::gpu_memory()) return std::min(have, cap);
   return have > margin ? have - margin : 0;
+}
+
+// The memory a one-GPU schedule needing `need` bytes may plan with
+// (plan_budget), or 0 for "no limit" where the need is at most half the
+// GPU's memory and HQR_GPU_MEMORY is not set: small calls (a one trip at
+// order 256 takes well under a millisecond) do not ask the driver.
+inline std::size_t schedule_budget(Context &c, double need) {
+  if (!config::gpu_memory() && need <= double(c.total_memory) / 2) return 0;
+  return plan_budget(c, std::size_t(256) << 20);
 }
 
 // Runs fn(0) .. fn(pieces - 1) on the download copy threads of every

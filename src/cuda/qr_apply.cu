@@ -663,7 +663,7 @@ Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint
   const lint lines = left ? n : m, lddq = (nq + 31) / 32 * 32;
   const double e = sizeof(T), fixed = e * (3.0 * lddq * nb + 2.0 * nb * nb + k) + 4096;
   const double per_line = e * ((left ? m + 31 : n) + nb);  // C's line and W's
-  const std::size_t budget = qr_budget(*ctx, fixed + per_line * lines);
+  const std::size_t budget = schedule_budget(*ctx, fixed + per_line * lines);
   lint per = lines;
   if (budget > 0 && fixed + per_line * lines > double(budget))
     per = std::max<lint>(std::min<lint>(lines, 32), double(budget) > fixed ? lint((double(budget) - fixed) / per_line) : 0);
@@ -728,7 +728,7 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
   const lint nb = apply_block(k), npanels = (k + nb - 1) / nb, ldd = (m + 31) / 32 * 32;
   {  // out of core where Q and the workspace do not fit what the GPU may plan with
     const double e = sizeof(T), fixed = e * (3.0 * ldd * nb + 2.0 * nb * nb + k) + 4096, per_column = e * (ldd + nb);
-    const std::size_t budget = qr_budget(*ctx, fixed + per_column * n);
+    const std::size_t budget = schedule_budget(*ctx, fixed + per_column * n);
     if (budget > 0 && fixed + per_column * n > double(budget)) {
       const lint w = std::min(n, std::max<lint>(std::min<lint>(n, nb),
                                                  double(budget) > fixed ? lint((double(budget) - fixed) / per_column) : 0));

@@ -13,16 +13,6 @@
 
 namespace hqr::gpu {
 
-// The device memory a QR schedule needing `need` bytes may plan with
-// (node.hpp's plan_budget: free memory less a margin for the libraries, or
-// HQR_GPU_MEMORY), or 0 for "no limit" where the need is at most half the
-// GPU's memory and HQR_GPU_MEMORY is not set: small calls (a one trip at
-// order 256 takes well under a millisecond) do not ask the driver.
-inline std::size_t qr_budget(Context &c, double need) {
-  if (!config::gpu_memory() && need <= double(c.total_memory) / 2) return 0;
-  return plan_budget(c, std::size_t(256) << 20);
-}
-
 template <class T> struct DeviceQR {
   T *a = nullptr;  // ldda by n: R and the reflectors, as in the caller's A
   lint ldda = 0;
