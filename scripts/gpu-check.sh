@@ -72,8 +72,11 @@ if part node; then
 # that names a GPU this machine lacks, and compute-sanitizer. The tests
 # fail when a call did not end on a GPU path or, with several GPUs, when a
 # GPU did no work; the trace must show the schedule that ran.
-gpus=$(nvidia-smi -L | grep -c '^GPU ')
-echo "== the device set ($gpus GPUs)"
+# HQR_DEVICE_REPLICAS=k (exported by the caller) makes each GPU serve as k
+# members of the set: the set's schedules then run on a one-GPU machine.
+phys=$(nvidia-smi -L | grep -c '^GPU ')
+gpus=$((phys * ${HQR_DEVICE_REPLICAS:-1}))
+echo "== the device set ($gpus GPUs: $phys, ${HQR_DEVICE_REPLICAS:-1} member(s) each)"
 node_run() {  # name, expected trace pattern, env...
   name=$1 want=$2; shift 2
   log="$out/node-$name.log"
@@ -98,8 +101,8 @@ inverse_run() {  # name, env...
   echo "inverse $name: $r ($(tail -n 1 "$log"); $seen calls on the set)"
 }
 inverse_run all HQR_DEVICE=all
-[ "$gpus" -gt 2 ] && inverse_run two HQR_DEVICE=0,1
-[ "$gpus" -gt 2 ] && NODE_MORE_TESTS= node_run two-in-core "gpu-node (2 GPUs, in core)" HQR_DEVICE=0,1
+[ "$phys" -gt 2 ] && inverse_run two HQR_DEVICE=0,1
+[ "$phys" -gt 2 ] && NODE_MORE_TESTS= node_run two-in-core "gpu-node (2 GPUs, in core)" HQR_DEVICE=0,1
 for f in alloc copy:7 kernel:9 sync:4; do
   log="$out/node-inverse-fault-$f.log"
   HQR_DEVICE=all HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='*_residual<double*' \
@@ -196,13 +199,15 @@ inv_ooc_run() {  # name, test filter, env...
   env "$@" HQR_GPU_MEMORY=1M HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER="$filter" ${wrap:-} build/test/test_inverse \
     >"$log" 2>&1
   rc=$?
-  seen=$(grep -cE '(trtri|lauum|potri) .*path=gpu-node \(1 GPU, out of core' "$log")
+  seen=$(grep -cE '(trtri|lauum|potri) .*path=gpu-node \([0-9]+ GPUs?, out of core' "$log")
   fell=$(grep -cE '(trtri|lauum|potri) .*path=cpu-resumed' "$log")
   case $name in *fault-*) want=$fell ;; *) want=$seen ;; esac
   if [ $rc = 0 ] && [ "$want" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
   echo "out of core $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls out of core, $fell with CPU pieces)"
 }
 inv_ooc_run inverse '*' HQR_TEST_LARGE=1
+# The products over every GPU of the set (on one GPU: HQR_DEVICE_REPLICAS).
+inv_ooc_run inverse-set '*residual<double*' HQR_DEVICE=all HQR_TEST_LARGE=1
 for f in ${GPU_CHECK_OOC_FAULTS:-alloc copy:9 kernel:9 sync:4 copy:40 sync:20 kernel:60}; do
   inv_ooc_run "inverse-fault-$f" '*residual*' HQR_FAULT=$f  # potri and trtri
 done

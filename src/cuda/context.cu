@@ -135,24 +135,27 @@ int visible_devices() {
   return count;
 }
 
-// One context per device, created once; a failed creation is not retried.
-Context *device_context(int device) {
-  static Context *contexts[kMaxDevices] = {};
-  static bool failed[kMaxDevices] = {};
+// One context per device (per replica of it: HQR_DEVICE_REPLICAS), created
+// once; a failed creation is not retried.
+constexpr int kMaxReplicas = 8;
+Context *device_context(int device, int replica) {
+  static Context *contexts[kMaxDevices][kMaxReplicas] = {};
+  static bool failed[kMaxDevices][kMaxReplicas] = {};
   static std::mutex create_lock;
   std::lock_guard<std::mutex> g(create_lock);
-  if (!contexts[device] && !failed[device]) {
+  Context *&slot = contexts[device][replica];
+  if (!slot && !failed[device][replica]) {
     auto *c = new Context;
     if (create(*c, device)) {
-      contexts[device] = c;
+      slot = c;
     } else {
-      failed[device] = true;
+      failed[device][replica] = true;
       (void)cudaGetLastError();
       // Leaked on purpose: half-created CUDA objects are not worth the risk
       // of tearing down.
     }
   }
-  return contexts[device];
+  return slot;
 }
 
 // Peer access between every two members of a set, asked once per pair.
@@ -230,9 +233,12 @@ DeviceSet device_set() {
   const int visible = visible_devices();
   const std::uint64_t wanted = config::device_mask(visible);
   report_missing(wanted, visible);
+  // Replicas of one GPU follow each other in the set (HQR_DEVICE_REPLICAS).
+  const int replicas = std::min(config::device_replicas(), kMaxReplicas);
   for (int d = 0; d < visible; ++d)
     if (wanted >> d & 1)
-      if (Context *c = device_context(d)) set.member[set.count++] = c;
+      for (int r = 0; r < replicas && set.count < kMaxDevices; ++r)
+        if (Context *c = device_context(d, r)) set.member[set.count++] = c;
   if (set.count > 1) enable_peers(set);
   settled.store(true);
   return set;

@@ -78,6 +78,7 @@ int env_gpu_start() {
 struct Settings {
   DeviceWords devices{env_devices()};
   const std::size_t gpu_memory = env_bytes("HQR_GPU_MEMORY");
+  const int replicas = static_cast<int>(std::min<long>(8, std::max<long>(1, env_long("HQR_DEVICE_REPLICAS", 1))));
   std::atomic<long> gpu_min_n{env_long("HQR_GPU_MIN_N", -1)};
   std::atomic<int> nb{static_cast<int>(env_long("HQR_NB", 0))};
   std::atomic<int> cpu_threads{static_cast<int>(env_long("HQR_CPU_THREADS", 0))};
@@ -145,6 +146,7 @@ std::uint64_t device_mask(int visible) {
 }
 
 std::size_t gpu_memory() { return settings().gpu_memory; }
+int device_replicas() { return settings().replicas; }
 long gpu_min_n() { return settings().gpu_min_n.load(std::memory_order_relaxed); }
 int panel() {
   static const int p = env_panel();

@@ -35,6 +35,10 @@ int local_rank();
 // HQR_GPU_MEMORY ("8G", "512M", "1T", or bytes): the memory each GPU's
 // schedule may plan with; 0: what the GPU has free.
 std::size_t gpu_memory();
+// HQR_DEVICE_REPLICAS (a testing knob, 1 to 8; default 1): each GPU of the
+// set serves as that many members, each with its own context, so that the
+// schedules written for several GPUs run on a machine with one.
+int device_replicas();
 long gpu_min_n();      // HQR_GPU_MIN_N; negative: use the calibrated crossover
 int nb();              // HQR_NB; 0: each routine's default
 // HQR_PANEL: where the hybrid potrf factors its diagonal blocks and the
