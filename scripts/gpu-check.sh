@@ -5,7 +5,7 @@
 # (make; the test programs and build/bench_potrf) and the packages from
 # scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
-# GPU_CHECK_PARTS (default "suite node ooc ooc-inverse oom large panel faults qrupd blas3 mpi sanitizer") picks parts,
+# GPU_CHECK_TAR=file also packs the logs into one file. GPU_CHECK_PARTS (default "suite node ooc ooc-inverse oom large panel faults qrupd blas3 mpi sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time. GPU_CHECK_QRUPD_FAULTS
 # adds HQR_FAULT points to part qrupd's four (e.g. "sync:27 copy:51", where
 # Q's last rows of an update are finished on the CPU).
@@ -396,4 +396,7 @@ grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-threads.log" | tail -n 3
 fi
 
 [ $fail = 0 ] && echo "gpu-check: all passed" || echo "gpu-check: FAILURES (logs in $out)"
+# GPU_CHECK_TAR=file: every log in one compressed file as well (for a
+# machine that returns few files).
+[ -n "${GPU_CHECK_TAR:-}" ] && tar czf "$GPU_CHECK_TAR" -C "$out" .
 exit $fail
