@@ -80,6 +80,7 @@
 #include "cuda/pinned.hpp"
 #include "host/config.hpp"
 #include "host/fault.hpp"
+#include "host/inverse_halves.hpp"
 
 namespace hqr::gpu {
 namespace {
@@ -134,13 +135,6 @@ template <class F> void for_pieces(CopyPool &pool, lint count, F &&f) {
   const lint pieces = std::max<lint>(1, std::min<lint>(count, pool.threads() * 2));
   const lint per = (count + pieces - 1) / pieces;
   pool.run(int(pieces), [&](int p) { f(std::min(count, p * per), std::min(count, (p + 1) * per)); });
-}
-
-// The first half of a triangle of order t > 64 that is split: about half,
-// a multiple of 64 so that the gemms run on aligned tiles.
-lint half(lint t) {
-  const lint h = (t / 2 + 63) / 64 * 64;
-  return h < t ? h : t / 2;
 }
 
 // What the threads of one call tell each other: every state change happens
@@ -641,7 +635,7 @@ template <class T> class HybridInverse {
       return check(Point::kernel, blas::trmm(c_.blas, side, fill_, op, diag, m, n, alpha, a, ldda_, b, ldda_, dW_, m)) &&
              check(Point::copy, cudaMemcpy2DAsync(b, ldda_ * sizeof(T), dW_, m * sizeof(T), m * sizeof(T), n,
                                                   cudaMemcpyDeviceToDevice, c_.compute_stream));
-    const lint h = half(t), r = t - h;
+    const lint h = split_half(t), r = t - h;
     const T *a11 = a, *a22 = a + h + std::size_t(h) * ldda_;
     // The stored off-diagonal block: A12 ('U', h-by-r) or A21 ('L', r-by-h);
     // op(A)'s is S12 = op(it) when op(A) is upper, S21 = op(it) otherwise.
@@ -681,7 +675,7 @@ template <class T> class HybridInverse {
     using R = typename Prec<T>::real;
     if (t <= leaf_)
       return check(Point::kernel, blas::herk(c_.blas, fill_, op, t, k, R(1), a, ldda_, R(1), c, ldda_));
-    const lint h = half(t), r = t - h;
+    const lint h = split_half(t), r = t - h;
     const bool by_rows = op == CUBLAS_OP_N;
     const T *a1 = a, *a2 = by_rows ? a + h : a + std::size_t(h) * ldda_;
     const cublasOperation_t first = by_rows ? CUBLAS_OP_N : op, second = by_rows ? blas::op_c<T>() : CUBLAS_OP_N;

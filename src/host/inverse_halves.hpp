@@ -30,6 +30,14 @@
 
 namespace hqr {
 
+// The first half of a triangle of order t that is split: about half, a
+// multiple of 64 so that the gemms run on aligned tiles (here and in the
+// in-core recursion, src/cuda/inverse_hybrid.cu).
+inline lint split_half(lint t) {
+  const lint h = (t / 2 + 63) / 64 * 64;
+  return h < t ? h : t / 2;
+}
+
 template <class T, class Pieces> class InverseByHalves {
  public:
   InverseByHalves(Pieces &p, bool upper) : p_(p), upper_(upper) {}
@@ -37,7 +45,7 @@ template <class T, class Pieces> class InverseByHalves {
   // A(0:t, 0:t) := its inverse.
   void trtri(lint t, T *a, lint lda) {
     if (p_.whole(true, t)) return p_.block(true, t, a, lda);
-    const lint h = split(t), r = t - h;
+    const lint h = split_half(t), r = t - h;
     T *a11 = a, *a22 = at(a, lda, h, h);
     trtri(h, a11, lda);
     trtri(r, a22, lda);
@@ -55,7 +63,7 @@ template <class T, class Pieces> class InverseByHalves {
   // A(0:t, 0:t) := U*U**H or L**H*L.
   void lauum(lint t, T *a, lint lda) {
     if (p_.whole(false, t)) return p_.block(false, t, a, lda);
-    const lint h = split(t), r = t - h;
+    const lint h = split_half(t), r = t - h;
     T *a11 = a, *a22 = at(a, lda, h, h);
     const char c = is_complex<T> ? 'C' : 'T';
     lauum(h, a11, lda);
@@ -71,12 +79,6 @@ template <class T, class Pieces> class InverseByHalves {
     lauum(r, a22, lda);
   }
 
-  // About half, a multiple of 64 (aligned tiles on the device).
-  static lint split(lint t) {
-    const lint h = (t / 2 + 63) / 64 * 64;
-    return h < t ? h : t / 2;
-  }
-
  private:
   static T *at(T *a, lint lda, lint i, lint j) { return a + i + std::size_t(j) * lda; }
 
@@ -87,7 +89,7 @@ template <class T, class Pieces> class InverseByHalves {
   void trmm(bool left, char trans, lint m, lint n, T alpha, const T *a, lint lda, T *b, lint ldb) {
     const lint t = left ? m : n;
     if (p_.holds(t)) return p_.trmm(left, trans, m, n, alpha, a, lda, b, ldb);
-    const lint h = split(t), r = t - h;
+    const lint h = split_half(t), r = t - h;
     const T *a11 = a, *a22 = a + h + std::size_t(h) * lda;
     const T *off = upper_ ? a + std::size_t(h) * lda : a + h;  // A12 (h-by-r) or A21 (r-by-h)
     const bool op_upper = upper_ == (trans == 'N');
