@@ -5,7 +5,7 @@
 # (make; the test programs and build/bench_potrf) and the packages from
 # scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
-# GPU_CHECK_TAR=file also packs the logs into one file. GPU_CHECK_PARTS (default "suite node ooc ooc-inverse oom large panel faults qrupd blas3 mpi sanitizer") picks parts,
+# GPU_CHECK_TAR=file also packs the logs into one file. GPU_CHECK_PARTS (default "suite node node-qr ooc ooc-inverse oom large panel faults qrupd blas3 mpi sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time. GPU_CHECK_QRUPD_FAULTS
 # adds HQR_FAULT points to part qrupd's four (e.g. "sync:27 copy:51", where
 # Q's last rows of an update are finished on the CPU).
@@ -17,7 +17,7 @@ export HQR_REFERENCE_LAPACK=$hqr_lib/lapack/liblapack.so.3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}  # Debian's 0.3.21 misdetects Sapphire Rapids
 nvidia-smi -L | tee "$out/device.txt"
 fail=0
-parts=${GPU_CHECK_PARTS:-suite node ooc ooc-inverse oom large panel faults qrupd blas3 mpi sanitizer}
+parts=${GPU_CHECK_PARTS:-suite node node-qr ooc ooc-inverse oom large panel faults qrupd blas3 mpi sanitizer}
 part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 tests=$(ls build/test/test_* 2>/dev/null)
 
@@ -142,6 +142,37 @@ for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
   if [ $rc = 0 ]; then r=ok; else r=FAILED; fail=1; fi
   echo "compute-sanitizer $tool, HQR_DEVICE=all: $r ($(grep -m1 'ERROR SUMMARY' "$log"))"
 done
+fi
+
+if part node-qr; then
+# xGEQRF over the device set (geqrf_node.cu): test_qr's geqrf tests and its
+# hard inputs with HQR_DEVICE=all and every size on the set's schedule
+# (HQR_DEVICE_REPLICAS=k, exported by the caller, makes one GPU serve as k
+# members), injected faults early and late (the CPU resumes from the
+# stored block columns), compute-sanitizer. A run fails where no call took
+# the set's schedule (a fault run: where none fell back).
+gpus=$(( $(nvidia-smi -L | grep -c '^GPU ') * ${HQR_DEVICE_REPLICAS:-1} ))
+qr_node_run() {  # name, test filter, env...
+  name=$1 filter=$2; shift 2
+  log="$out/node-qr-$(echo "$name" | tr : -).log"
+  env "$@" HQR_DEVICE=all HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER="$filter" ${wrap:-} build/test/test_qr \
+    >"$log" 2>&1
+  rc=$?
+  seen=$(grep -cE "geqrf .*path=gpu-node \($gpus GPUs, in core\)" "$log")
+  fell=$(grep -cE "geqrf .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
+  resumed=$(grep -cE "geqrf .*path=cpu-resumed" "$log")
+  case $name in fault-*) want=$fell ;; *) want=$seen ;; esac
+  if [ $rc = 0 ] && [ "$want" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "geqrf over $gpus GPUs, $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls on the set, $fell fell back, $resumed of them resumed)"
+}
+qr_node_run geqrf 'geqrf*'
+qr_node_run hard 'hard_geqrf*'
+for f in ${GPU_CHECK_NODE_QR_FAULTS:-alloc copy:9 kernel:9 sync:4 copy:40 sync:20 kernel:60}; do
+  qr_node_run "fault-$f" 'geqrf_panels*' HQR_FAULT=$f
+done
+wrap="timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1"
+qr_node_run memcheck 'geqrf_panels<double>'
+wrap=
 fi
 
 if part ooc; then

@@ -102,7 +102,7 @@ static void set_devices_accepts(void **) {
     const std::string one = std::to_string(d);
     assert_int_equal(hqr_set_devices(one.c_str()), 0);
     const Serving s = serving();
-    if (s.count != 0 && s.count != 1) fail_msg("\"%d\": %d GPUs serve", d, s.count);
+    if (s.count != 0 && s.count != testing::device_replicas()) fail_msg("\"%d\": %d GPUs serve", d, s.count);
     if (s.first != (s.count ? d : -1)) fail_msg("\"%d\": the first GPU serving is %d", d, s.first);
     if (d == 0 && s.count != (all.first == 0))
       fail_msg("\"0\": %d GPUs serve, \"all\" starts at %d", s.count, all.first);
@@ -245,8 +245,9 @@ static void set_devices_local_rank(void **) {
       continue;
     }
     const Serving s = serving();
-    if (s.count != 1 || s.first != rank % all.count)
-      fail_msg("%s: %d GPUs serve, the first %d; expected GPU %d alone", ctx.c_str(), s.count, s.first, rank % all.count);
+    const int k = testing::device_replicas(), gpus = all.count / k;  // k members per GPU
+    if (s.count != k || s.first != rank % gpus)
+      fail_msg("%s: %d GPUs serve, the first %d; expected GPU %d alone", ctx.c_str(), s.count, s.first, rank % gpus);
   }
   unset_ranks();
   assert_int_equal(hqr_set_devices("local-rank"), 0);

@@ -43,6 +43,13 @@ template <class T>
 Result inverse_out_of_core(const DeviceSet &set, InverseOp op, bool upper, bool unit, lint n, T *a, lint lda,
                            std::size_t budget);
 
+// xGEQRF over `set`, in core (geqrf_node.cu): whether that schedule serves
+// an m-by-n call (one_fits: whether the first member alone holds the
+// matrix and its workspace), and the schedule, the Result as gpu::geqrf's.
+// The caller holds the set's lock (SetLock).
+template <class T> bool geqrf_over_set(const DeviceSet &set, lint m, lint n, bool one_fits);
+template <class T> Result geqrf_node(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau);
+
 // The trace's path of a set's schedule: "gpu-node (4 GPUs, in core)", or
 // "... out of core: 3 windows" where it ran `windows` windows.
 inline const char *node_path(int gpus, int windows) {

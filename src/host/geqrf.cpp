@@ -73,6 +73,7 @@ void geqrf(const lint *m, const lint *n, T *a, const lint *lda, T *tau, T *work,
   if (d.path == Path::gpu) {
     const char *path = "gpu-hybrid";
     const gpu::Result r = gpu::geqrf(*m, *n, a, *lda, tau, &path);
+    trace.devices(r.devices);
     if (r.ran) {
       trace.path(path, r.why);  // why: "pinned caller" or none
       lapack_zero_reflectors(*m, *n, a, *lda, tau);
