@@ -1,7 +1,6 @@
-// The hybrid xGEQRF schedule (HybridGeqrf): one GPU, or one member of a
-// device set for the set's schedule (geqrf_node.cu).
-//
-// The caller's matrix in pageable host memory.
+// The hybrid xGEQRF schedule (HybridGeqrf) with the caller's matrix in
+// pageable host memory, on one GPU; also one member of a device set's
+// schedule (its Member form: geqrf_node.cu orders its panels and updates).
 //
 // Right-looking by block columns of nb, with a look-ahead of one panel:
 // while panel p+1 is factored, the GPU applies block reflector p to the

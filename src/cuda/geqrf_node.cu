@@ -205,6 +205,9 @@ template <class T> class NodeGeqrf {
         turn_.done(p.j);
       }
     };
+    // Only a failure gives up: the schedule can end before every upload
+    // thread has counted itself done (a one-block matrix waits for one
+    // upload), and giving up at its end stored nothing (H200, 4 members).
     if (!uploads_done_.wait_past(0, failed_)) return;
     for (const lint j : mb.owned) {
       if (!finalized_.wait_past(j, failed_) || failed_) break;
@@ -377,7 +380,7 @@ template <class T> class NodeGeqrf {
 constexpr lint kNodeQrOrder = 16384;
 
 template <class T> bool geqrf_over_set(const DeviceSet &set, lint m, lint n, bool one_fits) {
-  if (set.count < 2 || std::min(m, n) < 1) return false;
+  if (set.count < 2 || std::min(m, n) < 1 || std::size_t(m) * sizeof(T) > Context::kSlotBytes) return false;
   const lint nb = block_size(n, panel_mode());
   if (config::gpu_min_n() < 0 && std::min(m, n) < kNodeQrOrder && one_fits) return false;
   for (int d = 0; d < set.count; ++d) {
