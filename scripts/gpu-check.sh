@@ -145,33 +145,42 @@ done
 fi
 
 if part node-qr; then
-# xGEQRF over the device set (geqrf_node.cu): test_qr's geqrf tests and its
-# hard inputs with HQR_DEVICE=all and every size on the set's schedule
+# The QR routines over the device set: xGEQRF (geqrf_node.cu), xORMQR and
+# xGELS (qr_apply.cu): test_qr's tests and its hard inputs with
+# HQR_DEVICE=all and every size on the set's schedules
 # (HQR_DEVICE_REPLICAS=k, exported by the caller, makes one GPU serve as k
-# members), injected faults early and late (the CPU resumes from the
-# stored block columns), compute-sanitizer. A run fails where no call took
-# the set's schedule (a fault run: where none fell back).
+# members), injected faults early and late (the CPU resumes from what was
+# stored), compute-sanitizer. A run fails where no call took the set's
+# schedule (a fault run: where none fell back).
 gpus=$(( $(nvidia-smi -L | grep -c '^GPU ') * ${HQR_DEVICE_REPLICAS:-1} ))
-qr_node_run() {  # name, test filter, env...
-  name=$1 filter=$2; shift 2
+qr_node_run() {  # name, routines (a trace pattern), test filter, env...
+  name=$1 what=$2 filter=$3; shift 3
   log="$out/node-qr-$(echo "$name" | tr : -).log"
   env "$@" HQR_DEVICE=all HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER="$filter" ${wrap:-} build/test/test_qr \
     >"$log" 2>&1
   rc=$?
-  seen=$(grep -cE "geqrf .*path=gpu-node \($gpus GPUs, in core\)" "$log")
-  fell=$(grep -cE "geqrf .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
-  resumed=$(grep -cE "geqrf .*path=cpu-resumed" "$log")
-  case $name in fault-*) want=$fell ;; *) want=$seen ;; esac
+  seen=$(grep -cE "($what) .*path=gpu-node \($gpus GPUs, (in core|out of core: C in pieces)\)" "$log")
+  fell=$(grep -cE "($what) .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
+  resumed=$(grep -cE "($what) .*path=cpu-resumed" "$log")
+  case $name in *fault-*) want=$fell ;; *) want=$seen ;; esac
   if [ $rc = 0 ] && [ "$want" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
-  echo "geqrf over $gpus GPUs, $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls on the set, $fell fell back, $resumed of them resumed)"
+  echo "over $gpus GPUs, $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls on the set, $fell fell back, $resumed of them resumed)"
 }
-qr_node_run geqrf 'geqrf*'
-qr_node_run hard 'hard_geqrf*'
+qr_node_run geqrf geqrf 'geqrf*'
+qr_node_run hard geqrf 'hard_geqrf*'
+qr_node_run ormqr '(or|un)mqr' '*mqr*'
+qr_node_run gels gels 'gels*'
+qr_node_run hard-gels gels 'hard_gels*'
 for f in ${GPU_CHECK_NODE_QR_FAULTS:-alloc copy:9 kernel:9 sync:4 copy:40 sync:20 kernel:60}; do
-  qr_node_run "fault-$f" 'geqrf_panels*' HQR_FAULT=$f
+  qr_node_run "fault-$f" geqrf 'geqrf_panels*' HQR_FAULT=$f
+done
+for f in ${GPU_CHECK_NODE_APPLY_FAULTS:-alloc copy:9 sync:4 kernel:20}; do
+  qr_node_run "ormqr-fault-$f" '(or|un)mqr' 'ormqr_blocks*' HQR_FAULT=$f
+  qr_node_run "gels-fault-$f" gels 'gels_blocks*' HQR_FAULT=$f
 done
 wrap="timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1"
-qr_node_run memcheck 'geqrf_panels<double>'
+qr_node_run memcheck geqrf 'geqrf_panels<double>'
+qr_node_run memcheck-apply '(or|un)mqr|gels' '*_blocks<double>'
 wrap=
 fi
 

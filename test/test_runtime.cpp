@@ -104,7 +104,7 @@ static void set_devices_accepts(void **) {
     const Serving s = serving();
     if (s.count != 0 && s.count != testing::device_replicas()) fail_msg("\"%d\": %d GPUs serve", d, s.count);
     if (s.first != (s.count ? d : -1)) fail_msg("\"%d\": the first GPU serving is %d", d, s.first);
-    if (d == 0 && s.count != (all.first == 0))
+    if (d == 0 && (s.count != 0) != (all.first == 0))
       fail_msg("\"0\": %d GPUs serve, \"all\" starts at %d", s.count, all.first);
     count += s.count;
     if (first < 0 && s.count) first = d;

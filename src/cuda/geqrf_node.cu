@@ -372,12 +372,9 @@ template <class T> class NodeGeqrf {
 };
 
 // The set's schedule serves where the caller asks for it (HQR_GPU_MIN_N),
-// where min(m,n) reaches kNodeQrOrder, or where one GPU's memory does not
-// hold the matrix; and only where every member holds its share (else one
-// GPU runs it, out of core). kNodeQrOrder is not measured yet on several
-// GPUs: a square QR of 16384 does the flops of xPOTRF at 26000, past the
-// order from which xPOTRF's set gained (24576).
-constexpr lint kNodeQrOrder = 16384;
+// where min(m,n) reaches kNodeQrOrder (node.hpp), or where one GPU's
+// memory does not hold the matrix; and only where every member holds its
+// share (else one GPU runs it, out of core).
 
 template <class T> bool geqrf_over_set(const DeviceSet &set, lint m, lint n, bool one_fits) {
   if (set.count < 2 || std::min(m, n) < 1 || std::size_t(m) * sizeof(T) > Context::kSlotBytes) return false;

@@ -43,12 +43,27 @@ template <class T>
 Result inverse_out_of_core(const DeviceSet &set, InverseOp op, bool upper, bool unit, lint n, T *a, lint lda,
                            std::size_t budget);
 
+// The order from which the QR routines use the set rather than one GPU
+// (a square xGEQRF's; xORMQR's flops as those of a square xGEQRF). Not yet
+// measured on several GPUs: a square QR of 16384 does the flops of xPOTRF
+// at 26000, past the order from which xPOTRF's set gained (24576).
+constexpr lint kNodeQrOrder = 16384;
+
 // xGEQRF over `set`, in core (geqrf_node.cu): whether that schedule serves
 // an m-by-n call (one_fits: whether the first member alone holds the
 // matrix and its workspace), and the schedule, the Result as gpu::geqrf's.
 // The caller holds the set's lock (SetLock).
 template <class T> bool geqrf_over_set(const DeviceSet &set, lint m, lint n, bool one_fits);
 template <class T> Result geqrf_node(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau);
+
+// xORMQR over `set` (qr_apply.cu): whether that schedule serves the call,
+// and the schedule, the Result as gpu::ormqr's except that `ran` false
+// means the CPU finished what the GPUs left (resume: every line). The
+// caller holds the set's lock (SetLock).
+bool ormqr_over_set(const DeviceSet &set, bool left, lint m, lint n, lint k, std::size_t elem);
+template <class T>
+Result ormqr_node(const DeviceSet &set, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda,
+                  const T *tau, T *c, lint ldc);
 
 // The trace's path of a set's schedule: "gpu-node (4 GPUs, in core)", or
 // "... out of core: 3 windows" where it ran `windows` windows.

@@ -33,6 +33,11 @@
 // final columns, left to right, so after a failure the CPU finishes from
 // them as after the in-core schedule's.
 //
+// Over a device set of several GPUs (node.hpp): xORMQR shares C's lines
+// among the members, each running the larfb schedule above on its range;
+// xGELS factors A with the set's xGEQRF (geqrf_node.cu), then B goes
+// through that xORMQR, and the solve with R runs on the host.
+//
 // xORGQR works in place as LAPACK's does: the reflector blocks arrive last
 // first; block p updates columns p*nb+kb.. of the growing Q, then turns its
 // own columns into Q's (E - V T V1**H, E = [0; I; 0]). Q leaves right to
@@ -40,6 +45,7 @@
 // 0..j of the caller's A until that column is stored, so that after a
 // failure the CPU forms the leading columns from what is still there.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -391,28 +397,60 @@ Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint
 
 namespace {
 
-// C := op(Q) C on the CPU (the next LAPACK), Q from k reflectors in A:
-// what the GPU could not finish of B in xGELS out of core.
+// C := op(Q) C (left) or C op(Q) on the CPU (the next LAPACK), Q from k
+// reflectors in A: what the GPUs could not finish.
 template <class T>
-void cpu_apply_q(bool conj, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc) {
-  if (n <= 0) return;
-  const char side = 'L', trans = conj ? (is_complex<T> ? 'C' : 'T') : 'N';
+void cpu_ormqr(bool left, bool conj, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc) {
+  if (m <= 0 || n <= 0) return;
+  const char side = left ? 'L' : 'R', trans = conj ? (is_complex<T> ? 'C' : 'T') : 'N';
   const lint query = -1;
   lint info = 0;
   T w{};
   next::ormqr(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, &w, &query, &info);
-  lint lw = std::max<lint>({1, n, lint(std::real(w))});
+  lint lw = std::max<lint>({1, left ? n : m, lint(std::real(w))});
   std::vector<T> work(static_cast<std::size_t>(lw));
   next::ormqr(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work.data(), &lw, &info);
 }
 
+// B's part of xGELS (m >= n) once A's factorization is final in the
+// caller's array (out of core, or over the set): B := Q**H B, then the
+// solve with R; or ('T'/'C') the solve, B(n+1:m,:) := 0, then B := Q B.
+// apply(conj) runs xORMQR's schedule on B from the caller's A (one GPU or
+// the set; a Result as gpu::ormqr's); what it leaves of B the CPU
+// completes, so the answer is whole (out.r.why says when the CPU helped).
+// The triangular solve runs on the host (the next BLAS): R is no longer on
+// a GPU. info: xTRTRS's check of R, done by the caller.
+template <class T, class Apply>
+void gels_rhs_host(GelsResult &out, bool trans, lint m, lint n, lint nrhs, const T *a, lint lda, const T *tau, T *b,
+                   lint ldb, lint info, Apply apply) {
+  auto q = [&](bool conj) {
+    const Result r = apply(conj);
+    out.r.devices |= r.devices;
+    if (r.ran) return;
+    cpu_ormqr(true, conj, m, nrhs - r.resume, n, a, lda, tau, b + std::size_t(r.resume) * ldb, ldb);
+    out.r.why = "B's last columns on the CPU";
+  };
+  if (!trans) {
+    q(true);
+    if (info == 0) hqr::blas::trsm('L', 'U', 'N', 'N', n, nrhs, T(1), a, lda, b, ldb);
+  } else {
+    if (info > 0) return;  // xTRTRS returns first: B as it came
+    hqr::blas::trsm('L', 'U', 'C', 'N', n, nrhs, T(1), a, lda, b, ldb);
+    for (lint j = 0; j < nrhs; ++j) std::fill(b + n + std::size_t(j) * ldb, b + m + std::size_t(j) * ldb, T(0));
+    q(false);
+  }
+}
+
+// xTRTRS's check: the first exactly zero diagonal element of R (0: none).
+template <class T> lint zero_diagonal(lint n, const T *a, lint lda) {
+  for (lint i = 0; i < n; ++i)
+    if (a[i + std::size_t(i) * lda] == T(0)) return i + 1;
+  return 0;
+}
+
 // xGELS (m >= n) out of core: A factored by geqrf_out_of_core (max |a_ij|
-// measured on the way), then B in pieces through ormqr's larfb schedule,
-// the reflectors read from the caller's A: B := Q**H B, then the solve
-// with R; or ('T'/'C') the solve, B(n+1:m,:) := 0, then B := Q B. The
-// triangular solve runs on the host (the next BLAS): R is part of what did
-// not fit. What the GPU leaves of B the CPU completes, so once A is
-// factored the call's answer is whole (r.why says when the CPU helped).
+// measured on the way), then B through ormqr's larfb schedule on the same
+// GPU, the reflectors read from the caller's A (gels_rhs_host).
 template <class T>
 GelsResult gels_out_of_core(Context &c, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb,
                             T *tau, lint w, const char **path) {
@@ -426,31 +464,54 @@ GelsResult gels_out_of_core(Context &c, bool trans, lint m, lint n, lint nrhs, T
     return out;
   }
   out.factored = true;
-  lint info = 0;  // xTRTRS's check: the first exactly zero diagonal element of R
-  for (lint i = 0; i < n && info == 0; ++i)
-    if (a[i + std::size_t(i) * lda] == T(0)) info = i + 1;
+  const lint info = zero_diagonal(n, a, lda);
   out.r = {true, info, r.why, 0};
   out.b_columns = nrhs;
   std::memcpy(&out.anrm, &bits, sizeof bits);
   if (out.anrm == 0) return out;  // A = 0: the caller sets B to zero
-  bool pieces = false;
-  if (!trans) {
-    const Result q = ormqr_larfb(c, true, true, m, nrhs, n, a, lda, tau, b, ldb, &pieces);
-    if (!q.ran) {
-      cpu_apply_q(true, m, nrhs - q.resume, n, a, lda, tau, b + std::size_t(q.resume) * ldb, ldb);
-      out.r.why = "B's last columns on the CPU";
-    }
-    if (info == 0) hqr::blas::trsm('L', 'U', 'N', 'N', n, nrhs, T(1), a, lda, b, ldb);
-  } else {
-    if (info > 0) return out;  // xTRTRS returns first: B as it came
-    hqr::blas::trsm('L', 'U', 'C', 'N', n, nrhs, T(1), a, lda, b, ldb);
-    for (lint j = 0; j < nrhs; ++j) std::fill(b + n + std::size_t(j) * ldb, b + m + std::size_t(j) * ldb, T(0));
-    const Result q = ormqr_larfb(c, true, false, m, nrhs, n, a, lda, tau, b, ldb, &pieces);
-    if (!q.ran) {
-      cpu_apply_q(false, m, nrhs - q.resume, n, a, lda, tau, b + std::size_t(q.resume) * ldb, ldb);
-      out.r.why = "B's last columns on the CPU";
-    }
+  gels_rhs_host(out, trans, m, n, nrhs, a, lda, tau, b, ldb, info, [&](bool conj) {
+    bool pieces = false;
+    return ormqr_larfb(c, true, conj, m, nrhs, n, a, lda, tau, b, ldb, &pieces);
+  });
+  return out;
+}
+
+// xGELS (m >= n) over the set: A factored by the set's xGEQRF
+// (geqrf_node.cu), then B through xORMQR's schedule over the set, its
+// columns shared among the members (gels_rhs_host). A is scanned on the
+// host first, as the one GPU's hybrid scans it: xLANGE('M') for xGELS's
+// scaling, and a NaN or Inf sends the call to the CPU. The caller holds
+// the set's lock.
+template <class T>
+GelsResult gels_node(const DeviceSet &set, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb,
+                     T *tau, const char **path) {
+  GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
+  const double anrm = double(hqr::max_abs(m, n, a, lda));
+  if (!(anrm <= std::numeric_limits<double>::max())) {
+    out.r.why = kNonFiniteInput;
+    return out;
   }
+  thread_local char text[96];
+  if (anrm == 0) {  // A = 0: the caller sets B to zero, with no factorization (as LAPACK)
+    if (path) *path = node_path(set.count, 1);
+    out.r.ran = out.factored = true;
+    return out;
+  }
+  const Result r = geqrf_node(set, m, n, a, lda, tau);
+  std::snprintf(text, sizeof text, "%s + gpu apply", r.path ? r.path : "gpu-node");
+  if (path) *path = text;
+  if (!r.ran) {
+    out.r = r;
+    return out;
+  }
+  out.factored = true;
+  const lint info = zero_diagonal(n, a, lda);
+  out.r = {true, info, r.why, 0};
+  out.r.devices = r.devices;
+  out.b_columns = nrhs;
+  out.anrm = anrm;
+  gels_rhs_host(out, trans, m, n, nrhs, a, lda, tau, b, ldb, info,
+                [&](bool conj) { return ormqr_node(set, true, conj, m, nrhs, n, a, lda, tau, b, ldb); });
   return out;
 }
 
@@ -459,11 +520,18 @@ GelsResult gels_out_of_core(Context &c, bool trans, lint m, lint n, lint nrhs, T
 template <class T>
 GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path) {
   GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
-  Context *c = context();
-  if (!c) {
+  const DeviceSet set = device_set();
+  if (!set.count) {
     out.r.why = context_error();
     return out;
   }
+  if (set.count > 1) {  // the whole set, where its xGEQRF serves (A and B beside it not fitting one GPU counts)
+    SetLock lock(set);
+    Context &first = *set.member[0];
+    const bool one_fits = ok(cudaSetDevice(first.device)) && geqrf_window<T>(first, m, n + nrhs) == n + nrhs;
+    if (geqrf_over_set<T>(set, m, n, one_fits)) return gels_node(set, trans, m, n, nrhs, a, lda, b, ldb, tau, path);
+  }
+  Context *c = set.member[0];
   std::lock_guard<std::mutex> g(c->lock);
   if (!ok(cudaSetDevice(c->device))) {
     out.r.why = "cudaSetDevice failed";
@@ -492,10 +560,7 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
   out.factored = true;
   if (path) *path = std::strcmp(*path, "gpu-hybrid (cpu panels)") == 0 ? "gpu-hybrid geqrf (cpu panels) + gpu apply"
                                                                       : "gpu-hybrid geqrf (gpu panels) + gpu apply";
-  // xTRTRS's check: the first exactly zero diagonal element of R.
-  lint info = 0;
-  for (lint i = 0; i < n && info == 0; ++i)
-    if (a[i + std::size_t(i) * lda] == T(0)) info = i + 1;
+  const lint info = zero_diagonal(n, a, lda);
   out.r.info = info;
   out.anrm = std::numeric_limits<double>::quiet_NaN();  // unknown: the caller does not scale
   QrSteps<T> s(*c);
@@ -635,8 +700,17 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
 template <class T>
 Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda, const T *tau, T *c, lint ldc,
              const char **path) {
-  Context *ctx = context();
-  if (!ctx) return {false, 0, context_error(), 0};
+  const DeviceSet set = device_set();
+  if (!set.count) return {false, 0, context_error(), 0};
+  if (set.count > 1) {
+    SetLock lock(set);
+    if (ormqr_over_set(set, left, m, n, k, sizeof(T))) {
+      Result r = ormqr_node(set, left, trans, m, n, k, a, lda, tau, c, ldc);
+      *path = r.path;
+      return r;
+    }
+  }
+  Context *ctx = set.member[0];
   std::lock_guard<std::mutex> g(ctx->lock);
   if (!ok(cudaSetDevice(ctx->device))) return {false, 0, "cudaSetDevice failed", 0};
   *path = "gpu-one-trip";
@@ -706,6 +780,76 @@ Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint
   *pieces = per < lines;
   if (!fine || s.failed()) return {false, 0, "CUDA error", stored};
   return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};
+}
+
+// ---- xORMQR / xUNMQR over the set --------------------------------------------
+
+// With several GPUs from kNodeQrOrder (xORMQR's flops, about 4mnk, as a
+// square xGEQRF's, 4/3 N^3), or wherever the caller asks for the GPU
+// (HQR_GPU_MIN_N); C needs two lines to share.
+bool ormqr_over_set(const DeviceSet &set, bool left, lint m, lint n, lint k, std::size_t elem) {
+  if (set.count < 2 || (left ? n : m) < 2 || std::size_t(std::max(m, n)) * elem > Context::kSlotBytes) return false;
+  return config::gpu_min_n() >= 0 || std::cbrt(3.0 * double(m) * double(n) * double(k)) >= double(kNodeQrOrder);
+}
+
+// C's lines (columns, left; rows, right: each is transformed alone) in one
+// contiguous range per member, each member running the one-GPU larfb
+// schedule on its range (its own staging, copy threads and streams), all
+// at once. Every member reads the reflectors from the caller's A: the set
+// moves A's k reflectors to each member where one GPU moves them once
+// (sharing them GPU to GPU is the step after this one). A member that
+// stops leaves its range's first r.resume lines final; the CPU applies Q
+// to the rest of that range, so the call's answer is always whole.
+template <class T>
+Result ormqr_node(const DeviceSet &set, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda,
+                  const T *tau, T *c, lint ldc) {
+  const lint lines = left ? n : m;
+  const int P = int(std::min<lint>(set.count, lines));
+  struct Range {
+    lint l0 = 0, nl = 0;
+    Result r{false, 0, nullptr, 0};
+    bool pieces = false;
+  };
+  std::vector<Range> part(static_cast<std::size_t>(P));
+  for (int d = 0; d < P; ++d) part[d].l0 = lines * d / P, part[d].nl = lines * (d + 1) / P - part[d].l0;
+  auto run = [&](int d) {
+    Range &p = part[d];
+    Context &ctx = *set.member[d];
+    if (!ok(cudaSetDevice(ctx.device))) {
+      p.r = {false, 0, "cudaSetDevice failed", 0};
+      return;
+    }
+    p.r = left ? ormqr_larfb(ctx, true, trans, m, p.nl, k, a, lda, tau, c + std::size_t(p.l0) * ldc, ldc, &p.pieces)
+               : ormqr_larfb(ctx, false, trans, p.nl, n, k, a, lda, tau, c + p.l0, ldc, &p.pieces);
+  };
+  std::vector<std::thread> others;
+  for (int d = 1; d < P; ++d) others.emplace_back(run, d);
+  run(0);
+  for (std::thread &t : others) t.join();
+  Result out{true, 0, nullptr, 0};
+  bool pieces = false;
+  for (int d = 0; d < P; ++d) {
+    const Range &p = part[d];
+    pieces = pieces || p.pieces;
+    if (p.r.ran || p.r.resume > 0) out.devices |= std::uint64_t(1) << set.member[d]->device;
+    if (p.r.ran) {
+      if (p.r.why) out.why = p.r.why;  // a pinned caller
+      continue;
+    }
+    const lint done = p.r.resume;
+    if (left)
+      cpu_ormqr(true, trans, m, p.nl - done, k, a, lda, tau, c + std::size_t(p.l0 + done) * ldc, ldc);
+    else
+      cpu_ormqr(false, trans, p.nl - done, n, k, a, lda, tau, c + p.l0 + done, ldc);
+    out.ran = false;
+    out.why = p.r.why;
+    out.resume = lines;  // every line final: the CPU has finished the ranges
+  }
+  thread_local char text[80];
+  if (pieces)
+    std::snprintf(text, sizeof text, "gpu-node (%d GPU%s, out of core: C in pieces)", P, P > 1 ? "s" : "");
+  out.path = pieces ? text : node_path(P, 1);
+  return out;
 }
 
 // ---- xORGQR / xUNGQR --------------------------------------------------------
@@ -861,7 +1005,8 @@ Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lin
   template GelsResult gels(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **);  \
   template GelsResult gels_lq(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **); \
   template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint, const char **); \
-  template Result orgqr(lint, lint, lint, T *, lint, const T *, const char **);
+  template Result orgqr(lint, lint, lint, T *, lint, const T *, const char **);                  \
+  template Result ormqr_node(const DeviceSet &, bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)

@@ -196,6 +196,7 @@ bool gels_gpu(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint 
   const char *path = "gpu";
   const gpu::GelsResult g = lq ? gpu::gels_lq(trans, m, n, nrhs, a, lda, b, ldb, tau, &path)
                                : gpu::gels(trans, m, n, nrhs, a, lda, b, ldb, tau, &path);
+  trace.devices(g.r.devices);  // 0: the set's first GPU, where a GPU path ran
   if (!g.factored) {
     if (g.r.resume <= 0) {
       trace.path("cpu", g.r.why);

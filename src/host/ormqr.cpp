@@ -74,6 +74,7 @@ void ormqr(const char *side, const char *trans, const lint *m, const lint *n, co
     const char *path = "gpu";
     const gpu::Result r = gpu::ormqr(left, !notran, *m, *n, *k, a, *lda, tau, c, *ldc, &path);
     if (r.ran || r.resume > 0) {
+      trace.devices(r.devices);
       const lint done = r.ran ? 0 : r.resume;
       if (r.ran) {
         trace.path(path, r.why);  // why: "pinned caller" or none
