@@ -145,8 +145,8 @@ done
 fi
 
 if part node-qr; then
-# The QR routines over the device set: xGEQRF (geqrf_node.cu), xORMQR and
-# xGELS (qr_apply.cu): test_qr's tests and its hard inputs with
+# The QR routines over the device set: xGEQRF (geqrf_node.cu), xORMQR,
+# xORGQR and xGELS (qr_apply.cu): test_qr's tests and its hard inputs with
 # HQR_DEVICE=all and every size on the set's schedules
 # (HQR_DEVICE_REPLICAS=k, exported by the caller, makes one GPU serve as k
 # members), injected faults early and late (the CPU resumes from what was
@@ -169,6 +169,7 @@ qr_node_run() {  # name, routines (a trace pattern), test filter, env...
 qr_node_run geqrf geqrf 'geqrf*'
 qr_node_run hard geqrf 'hard_geqrf*'
 qr_node_run ormqr '(or|un)mqr' '*mqr*'
+qr_node_run orgqr '(or|un)gqr' 'orgqr*'
 qr_node_run gels gels 'gels*'
 qr_node_run hard-gels gels 'hard_gels*'
 for f in ${GPU_CHECK_NODE_QR_FAULTS:-alloc copy:9 kernel:9 sync:4 copy:40 sync:20 kernel:60}; do
@@ -177,10 +178,11 @@ done
 for f in ${GPU_CHECK_NODE_APPLY_FAULTS:-alloc copy:9 sync:4 kernel:20}; do
   qr_node_run "ormqr-fault-$f" '(or|un)mqr' 'ormqr_blocks*' HQR_FAULT=$f
   qr_node_run "gels-fault-$f" gels 'gels_blocks*' HQR_FAULT=$f
+  qr_node_run "orgqr-fault-$f" '(or|un)gqr' 'orgqr_blocks*' HQR_FAULT=$f
 done
 wrap="timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1"
 qr_node_run memcheck geqrf 'geqrf_panels<double>'
-qr_node_run memcheck-apply '(or|un)mqr|gels' '*_blocks<double>'
+qr_node_run memcheck-apply '(or|un)mqr|(or|un)gqr|gels' '*_blocks<double>'
 wrap=
 fi
 

@@ -65,6 +65,13 @@ template <class T>
 Result ormqr_node(const DeviceSet &set, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda,
                   const T *tau, T *c, lint ldc);
 
+// xORGQR over `set` (qr_apply.cu): whether that schedule serves the call,
+// and the schedule, the Result as gpu::orgqr's (`ran` false: the columns
+// from r.resume on are final, the others hold their reflectors). The
+// caller holds the set's lock.
+template <class T> bool orgqr_over_set(const DeviceSet &set, lint m, lint n, lint k);
+template <class T> Result orgqr_node(const DeviceSet &set, lint m, lint n, lint k, T *a, lint lda, const T *tau);
+
 // The trace's path of a set's schedule: "gpu-node (4 GPUs, in core)", or
 // "... out of core: 3 windows" where it ran `windows` windows.
 inline const char *node_path(int gpus, int windows) {

@@ -36,7 +36,9 @@
 // Over a device set of several GPUs (node.hpp): xORMQR shares C's lines
 // among the members, each running the larfb schedule above on its range;
 // xGELS factors A with the set's xGEQRF (geqrf_node.cu), then B goes
-// through that xORMQR, and the solve with R runs on the host.
+// through that xORMQR, and the solve with R runs on the host; xORGQR forms
+// a range of Q's columns on each member as one window of its out-of-core
+// schedule, the ranges stored right to left.
 //
 // xORGQR works in place as LAPACK's does: the reflector blocks arrive last
 // first; block p updates columns p*nb+kb.. of the growing Q, then turns its
@@ -858,8 +860,17 @@ template <class T>
 Result orgqr_out_of_core(Context &c, lint m, lint n, lint k, T *a, lint lda, const T *tau, lint w, int *windows);
 
 template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T *tau, const char **path) {
-  Context *ctx = context();
-  if (!ctx) return {false, 0, context_error(), n};
+  const DeviceSet set = device_set();
+  if (!set.count) return {false, 0, context_error(), n};
+  if (set.count > 1) {
+    SetLock lock(set);
+    if (orgqr_over_set<T>(set, m, n, k)) {
+      Result r = orgqr_node(set, m, n, k, a, lda, tau);
+      *path = r.path;
+      return r;
+    }
+  }
+  Context *ctx = set.member[0];
   std::lock_guard<std::mutex> g(ctx->lock);
   if (!ok(cudaSetDevice(ctx->device))) return {false, 0, "cudaSetDevice failed", n};
   *path = "gpu-one-trip";
@@ -915,6 +926,28 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
 // caller's array, where they stay until the window holding them is stored;
 // then the window goes down, its last columns first. `ran` false: the
 // trailing columns of A from r.resume on are final, the others the input.
+namespace {
+
+// Q's columns j0..j0+wj-1 in dA (leading dimension ldd): the identity's
+// columns, then H(kk) ... H(1), kk = min(k, j0 + wj) (Q's column j needs
+// only reflectors 1..j+1), their panels of nb read from the caller's A
+// through the ring, whose tau is already on the device.
+template <class T>
+bool form_q_columns(QrSteps<T> &s, PanelRing<T> &ring, lint m, lint k, const T *a, lint lda, lint nb, T *dA, lint ldd,
+                    lint j0, lint wj) {
+  const lint kk = std::min(k, j0 + wj);
+  set_identity<<<grid_for(int64_t(m) * wj), 256, 0, s.c_.compute_stream>>>(m, wj, j0, dv(dA), ldd);
+  bool fine = s.launched();
+  for (lint p0 = kk > 0 ? (kk - 1) / nb * nb : -1; p0 >= 0 && fine; p0 -= nb) {
+    const lint kb = std::min(nb, kk - p0), mk = m - p0;
+    fine = ring.load(a + p0 + std::size_t(p0) * lda, lda, mk, kb, p0) &&
+           apply_block_reflector(s, true, false, mk, wj, kb, ring.v, ldd, ring.t, nb, dA + p0, ldd, ring.w, nb);
+  }
+  return fine;
+}
+
+}  // namespace
+
 template <class T>
 Result orgqr_out_of_core(Context &c, lint m, lint n, lint k, T *a, lint lda, const T *tau, lint w, int *windows) {
   const lint nb = apply_block(k), ldd = (m + 31) / 32 * 32;
@@ -928,14 +961,8 @@ Result orgqr_out_of_core(Context &c, lint m, lint n, lint k, T *a, lint lda, con
   bool fine = s.init() && s.put(tau, 1, 1, k, ring.tau, 1);
   lint stored = 0;  // trailing columns final in the caller's array
   for (lint j1 = n; j1 > 0 && fine;) {
-    const lint j0 = std::max<lint>(0, j1 - w), wj = j1 - j0, kk = std::min(k, j1);
-    set_identity<<<grid_for(int64_t(m) * wj), 256, 0, c.compute_stream>>>(m, wj, j0, dv(dA), ldd);
-    fine = s.launched();
-    for (lint p0 = kk > 0 ? (kk - 1) / nb * nb : -1; p0 >= 0 && fine; p0 -= nb) {
-      const lint kb = std::min(nb, kk - p0), mk = m - p0;
-      fine = ring.load(a + p0 + std::size_t(p0) * lda, lda, mk, kb, p0) &&
-             apply_block_reflector(s, true, false, mk, wj, kb, ring.v, ldd, ring.t, nb, dA + p0, ldd, ring.w, nb);
-    }
+    const lint j0 = std::max<lint>(0, j1 - w), wj = j1 - j0;
+    fine = form_q_columns(s, ring, m, k, a, lda, nb, dA, ldd, j0, wj);
     if (!fine) break;
     const lint got = s.get(dA, ldd, m, wj, a + std::size_t(j0) * lda, lda, false, true);
     stored += got;
@@ -945,6 +972,151 @@ Result orgqr_out_of_core(Context &c, lint m, lint n, lint k, T *a, lint lda, con
   if (!s.failed()) s.finish();
   if (!fine || s.failed()) return {false, 0, "CUDA error", n - stored};
   return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};
+}
+
+// ---- xORGQR / xUNGQR over the set -------------------------------------------
+
+namespace {
+
+// Q's columns in one contiguous range per member, ranges[d]..ranges[d+1]-1,
+// of about equal work: column j takes reflectors 1..min(k, j+1), each
+// costing about its length, so the ranges narrow to the right.
+std::vector<lint> orgqr_ranges(lint m, lint n, lint k, int P) {
+  auto work = [&](lint j) {
+    const double kk = double(std::min(k, j + 1));
+    return kk * double(m) - kk * kk / 2;
+  };
+  double total = 0;
+  for (lint j = 0; j < n; ++j) total += work(j);
+  std::vector<lint> r(static_cast<std::size_t>(P) + 1, n);
+  r[0] = 0;
+  double sum = 0;
+  int d = 1;
+  for (lint j = 0; j < n && d < P; ++j) {
+    sum += work(j);
+    // at least one column each: the range closes at its share or where the
+    // members after it need the columns left
+    if (sum >= total * d / P || n - (j + 1) == P - d) r[std::size_t(d++)] = j + 1;
+  }
+  return r;
+}
+
+// Device memory of a member's range of w columns (as orgqr_out_of_core's
+// window: the range, two reflector panels, W, T and tau).
+template <class T> double orgqr_range_bytes(lint m, lint k, lint w) {
+  const double e = sizeof(T), ldd = double((m + 31) / 32 * 32), nb = double(apply_block(k));
+  return e * (ldd * w + 3.0 * ldd * nb + 2.0 * nb * nb + nb * w + double(k)) + 8192;
+}
+
+// The order in which the members store: the last range first. A member's
+// columns hold reflectors every later range needs until that range is
+// stored (or, after a failure, until the CPU has formed it), so member d
+// stores once every member after it has stored all its columns, and never
+// once one of them failed.
+class RightToLeft {
+ public:
+  explicit RightToLeft(int members) : next_(members - 1) {}
+  bool wait(int d) {
+    std::unique_lock<std::mutex> g(m_);
+    cv_.wait(g, [&] { return next_ == d || failed_at_ > d; });
+    return next_ == d && failed_at_ < d;
+  }
+  void done(int d, bool fine) {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      if (!fine)
+        failed_at_ = std::max(failed_at_, d);
+      else if (next_ == d)
+        next_ = d - 1;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int next_, failed_at_ = -1;
+};
+
+// Member d's range j0..j1-1 of Q, as one window of orgqr_out_of_core: the
+// identity's columns take H(kk) ... H(1) (kk = min(k, j1)), the panels read
+// from the caller's A, then leave right to left in the set's turn.
+// Returns the trailing columns of the range stored.
+template <class T>
+lint orgqr_range(Context &c, int d, RightToLeft &order, lint m, lint k, const T *a, lint lda, const T *tau, lint j0,
+                 lint j1, T *out, bool *pinned) {
+  const lint nb = apply_block(k), ldd = (m + 31) / 32 * 32, wj = j1 - j0, kk = std::min(k, j1);
+  QrSteps<T> s(c);
+  PanelRing<T> ring(s);
+  bool fine = ok(cudaSetDevice(c.device)) && !fault::hit(Point::alloc) &&
+              c.matrix.reserve(round_up(sizeof(T) * std::size_t(ldd) * wj)) &&
+              ring.reserve(ldd, nb, 2, std::size_t(nb) * wj, std::max<lint>(k, 1));
+  T *dA = static_cast<T *>(c.matrix.get());
+  fine = fine && s.init() && s.put(tau, 1, 1, kk, ring.tau, 1) && form_q_columns(s, ring, m, k, a, lda, nb, dA, ldd, j0, wj);
+  lint got = 0;
+  if (fine && order.wait(d)) {
+    got = s.get(dA, ldd, m, wj, out + std::size_t(j0) * lda, lda, false, true);
+    fine = got == wj && !s.failed();
+  }
+  order.done(d, fine && got == wj);
+  if (!s.failed()) s.finish();
+  *pinned = s.pinned();
+  return got;
+}
+
+}  // namespace
+
+// With several GPUs from kNodeQrOrder (xORGQR's flops as a square
+// xGEQRF's), or wherever the caller asks for the GPU (HQR_GPU_MIN_N); Q
+// needs two columns to share, and every member must hold its range.
+template <class T> bool orgqr_over_set(const DeviceSet &set, lint m, lint n, lint k) {
+  if (set.count < 2 || n < 2 || std::size_t(m) * sizeof(T) > Context::kSlotBytes) return false;
+  const double flops = 4.0 * m * n * k - 2.0 * (m + n) * k * k + 4.0 / 3 * k * k * k;  // real; complex 4x, alike for both
+  if (config::gpu_min_n() < 0 && std::cbrt(0.75 * flops) < double(kNodeQrOrder)) return false;
+  const int P = int(std::min<lint>(set.count, n));
+  const std::vector<lint> r = orgqr_ranges(m, n, k, P);
+  for (int d = 0; d < P; ++d) {
+    const lint w = r[std::size_t(d) + 1] - r[std::size_t(d)];
+    const double need = orgqr_range_bytes<T>(m, k, w);
+    const std::size_t budget = plan_budget(*set.member[d], std::size_t(256) << 20);
+    if (budget == 0 || need > double(budget)) return false;
+  }
+  return true;
+}
+
+// Q's columns in one range per member (orgqr_ranges), each member forming
+// its range from the identity at once (orgqr_range), the ranges stored
+// right to left (RightToLeft): after a failure the trailing columns are
+// final and the others still hold their reflectors, as after the one-GPU
+// schedule's, and the CPU forms the leading columns from them.
+template <class T> Result orgqr_node(const DeviceSet &set, lint m, lint n, lint k, T *a, lint lda, const T *tau) {
+  const int P = int(std::min<lint>(set.count, n));
+  const std::vector<lint> r = orgqr_ranges(m, n, k, P);
+  RightToLeft order(P);
+  std::vector<lint> got(static_cast<std::size_t>(P), 0);
+  std::vector<char> pinned(static_cast<std::size_t>(P), 0);
+  auto run = [&](int d) {
+    bool p = false;
+    got[std::size_t(d)] = orgqr_range(*set.member[d], d, order, m, k, a, lda, tau, r[std::size_t(d)],
+                                      r[std::size_t(d) + 1], a, &p);
+    pinned[std::size_t(d)] = p;
+  };
+  std::vector<std::thread> others;
+  for (int d = 1; d < P; ++d) others.emplace_back(run, d);
+  run(0);
+  for (std::thread &t : others) t.join();
+  Result out{true, 0, nullptr, 0};
+  out.path = node_path(P, 1);
+  lint resume = n;  // trailing columns final from here
+  for (int d = P - 1; d >= 0; --d) {
+    const lint w = r[std::size_t(d) + 1] - r[std::size_t(d)], g = got[std::size_t(d)];
+    if (g > 0) out.devices |= std::uint64_t(1) << set.member[d]->device;
+    resume = r[std::size_t(d) + 1] - g;
+    if (g < w) break;
+  }
+  if (resume > 0) return {false, 0, "CUDA error", resume, 0, 0, out.devices, out.path};
+  if (std::find(pinned.begin(), pinned.end(), char(1)) != pinned.end()) out.why = kPinnedCaller;
+  return out;
 }
 
 // ---- xGEQRF out of core ------------------------------------------------------
@@ -1006,7 +1178,9 @@ Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lin
   template GelsResult gels_lq(bool, lint, lint, lint, T *, lint, T *, lint, T *, const char **); \
   template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint, const char **); \
   template Result orgqr(lint, lint, lint, T *, lint, const T *, const char **);                  \
-  template Result ormqr_node(const DeviceSet &, bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint);
+  template Result ormqr_node(const DeviceSet &, bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint); \
+  template bool orgqr_over_set<T>(const DeviceSet &, lint, lint, lint);                                  \
+  template Result orgqr_node(const DeviceSet &, lint, lint, lint, T *, lint, const T *);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)
