@@ -929,9 +929,12 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
 namespace {
 
 // Q's columns j0..j0+wj-1 in dA (leading dimension ldd): the identity's
-// columns, then H(kk) ... H(1), kk = min(k, j0 + wj) (Q's column j needs
-// only reflectors 1..j+1), their panels of nb read from the caller's A
-// through the ring, whose tau is already on the device.
+// columns, then H(kk) ... H(1), kk = min(k, j0 + wj), their panels of nb
+// read from the caller's A through the ring, whose tau is already on the
+// device. Column j needs only reflectors 1..j+1 (the later ones leave e_j
+// as it is), so a panel from reflector p0 on reaches the window's columns
+// from p0 on, as in LAPACK's xORGQR: a window that holds panels does half
+// the work of applying them to every column.
 template <class T>
 bool form_q_columns(QrSteps<T> &s, PanelRing<T> &ring, lint m, lint k, const T *a, lint lda, lint nb, T *dA, lint ldd,
                     lint j0, lint wj) {
@@ -939,9 +942,10 @@ bool form_q_columns(QrSteps<T> &s, PanelRing<T> &ring, lint m, lint k, const T *
   set_identity<<<grid_for(int64_t(m) * wj), 256, 0, s.c_.compute_stream>>>(m, wj, j0, dv(dA), ldd);
   bool fine = s.launched();
   for (lint p0 = kk > 0 ? (kk - 1) / nb * nb : -1; p0 >= 0 && fine; p0 -= nb) {
-    const lint kb = std::min(nb, kk - p0), mk = m - p0;
+    const lint kb = std::min(nb, kk - p0), mk = m - p0, c0 = std::max<lint>(0, p0 - j0);
     fine = ring.load(a + p0 + std::size_t(p0) * lda, lda, mk, kb, p0) &&
-           apply_block_reflector(s, true, false, mk, wj, kb, ring.v, ldd, ring.t, nb, dA + p0, ldd, ring.w, nb);
+           apply_block_reflector(s, true, false, mk, wj - c0, kb, ring.v, ldd, ring.t, nb,
+                                 dA + p0 + std::size_t(c0) * ldd, ldd, ring.w, nb);
   }
   return fine;
 }
