@@ -15,6 +15,7 @@
 #include "cuda/context.hpp"
 #include "cuda/gpu.hpp"
 #include "host/config.hpp"
+#include "host/set_order.hpp"
 
 namespace hqr::gpu {
 
@@ -138,42 +139,5 @@ inline int set_copy_threads(const DeviceSet &set) {
   for (int d = 0; d < set.count; ++d) t += set.member[d]->download_copies.threads();
   return t;
 }
-
-// Whose turn it is to store into the caller's array: panels in order, and
-// none from the first one whose pivot failed.
-class StoreTurn {
- public:
-  // Waits until panel k may be stored; false when it never will be.
-  bool wait(lint k, const std::atomic<bool> &failed) {
-    std::unique_lock<std::mutex> g(m_);
-    cv_.wait(g, [&] { return next_ == k || k >= stop_at_ || failed.load(); });
-    return next_ == k && k < stop_at_ && !failed.load();
-  }
-  void done(lint k) {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      next_ = k + 1;
-    }
-    cv_.notify_all();
-  }
-  // Panel k's pivot failed: nothing from k on is stored.
-  void stop_at(lint k) {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      stop_at_ = std::min(stop_at_, k);
-    }
-    cv_.notify_all();
-  }
-  void wake() {
-    { std::lock_guard<std::mutex> g(m_); }
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  lint next_ = 0, stop_at_ = std::numeric_limits<lint>::max();
-};
-
 
 }  // namespace hqr::gpu

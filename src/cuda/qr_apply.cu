@@ -982,28 +982,6 @@ Result orgqr_out_of_core(Context &c, lint m, lint n, lint k, T *a, lint lda, con
 
 namespace {
 
-// Q's columns in one contiguous range per member, ranges[d]..ranges[d+1]-1,
-// of about equal work: column j takes reflectors 1..min(k, j+1), each
-// costing about its length, so the ranges narrow to the right.
-std::vector<lint> orgqr_ranges(lint m, lint n, lint k, int P) {
-  auto work = [&](lint j) {
-    const double kk = double(std::min(k, j + 1));
-    return kk * double(m) - kk * kk / 2;
-  };
-  double total = 0;
-  for (lint j = 0; j < n; ++j) total += work(j);
-  std::vector<lint> r(static_cast<std::size_t>(P) + 1, n);
-  r[0] = 0;
-  double sum = 0;
-  int d = 1;
-  for (lint j = 0; j < n && d < P; ++j) {
-    sum += work(j);
-    // at least one column each: the range closes at its share or where the
-    // members after it need the columns left
-    if (sum >= total * d / P || n - (j + 1) == P - d) r[std::size_t(d++)] = j + 1;
-  }
-  return r;
-}
 
 // Device memory of a member's range of w columns (as orgqr_out_of_core's
 // window: the range, two reflector panels, W, T and tau).
@@ -1012,35 +990,6 @@ template <class T> double orgqr_range_bytes(lint m, lint k, lint w) {
   return e * (ldd * w + 3.0 * ldd * nb + 2.0 * nb * nb + nb * w + double(k)) + 8192;
 }
 
-// The order in which the members store: the last range first. A member's
-// columns hold reflectors every later range needs until that range is
-// stored (or, after a failure, until the CPU has formed it), so member d
-// stores once every member after it has stored all its columns, and never
-// once one of them failed.
-class RightToLeft {
- public:
-  explicit RightToLeft(int members) : next_(members - 1) {}
-  bool wait(int d) {
-    std::unique_lock<std::mutex> g(m_);
-    cv_.wait(g, [&] { return next_ == d || failed_at_ > d; });
-    return next_ == d && failed_at_ < d;
-  }
-  void done(int d, bool fine) {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      if (!fine)
-        failed_at_ = std::max(failed_at_, d);
-      else if (next_ == d)
-        next_ = d - 1;
-    }
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  int next_, failed_at_ = -1;
-};
 
 // Member d's range j0..j1-1 of Q, as one window of orgqr_out_of_core: the
 // identity's columns take H(kk) ... H(1) (kk = min(k, j1)), the panels read
@@ -1078,7 +1027,7 @@ template <class T> bool orgqr_over_set(const DeviceSet &set, lint m, lint n, lin
   const double flops = 4.0 * m * n * k - 2.0 * (m + n) * k * k + 4.0 / 3 * k * k * k;  // real; complex 4x, alike for both
   if (config::gpu_min_n() < 0 && std::cbrt(0.75 * flops) < double(kNodeQrOrder)) return false;
   const int P = int(std::min<lint>(set.count, n));
-  const std::vector<lint> r = orgqr_ranges(m, n, k, P);
+  const std::vector<lint> r = q_column_ranges(m, n, k, P);
   for (int d = 0; d < P; ++d) {
     const lint w = r[std::size_t(d) + 1] - r[std::size_t(d)];
     const double need = orgqr_range_bytes<T>(m, k, w);
@@ -1088,14 +1037,14 @@ template <class T> bool orgqr_over_set(const DeviceSet &set, lint m, lint n, lin
   return true;
 }
 
-// Q's columns in one range per member (orgqr_ranges), each member forming
+// Q's columns in one range per member (q_column_ranges), each member forming
 // its range from the identity at once (orgqr_range), the ranges stored
 // right to left (RightToLeft): after a failure the trailing columns are
 // final and the others still hold their reflectors, as after the one-GPU
 // schedule's, and the CPU forms the leading columns from them.
 template <class T> Result orgqr_node(const DeviceSet &set, lint m, lint n, lint k, T *a, lint lda, const T *tau) {
   const int P = int(std::min<lint>(set.count, n));
-  const std::vector<lint> r = orgqr_ranges(m, n, k, P);
+  const std::vector<lint> r = q_column_ranges(m, n, k, P);
   RightToLeft order(P);
   std::vector<lint> got(static_cast<std::size_t>(P), 0);
   std::vector<char> pinned(static_cast<std::size_t>(P), 0);
