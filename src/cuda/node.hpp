@@ -133,6 +133,16 @@ inline void run_on_set(const DeviceSet &set, int pieces, const std::function<voi
   for (std::thread &t : helpers) t.join();
 }
 
+// fn(0) .. fn(P - 1) at once, fn(0) on this thread and each other on a
+// thread of its own: the schedules whose members work alone (xORMQR's and
+// xORGQR's ranges), each making its member's GPU current.
+template <class Fn> void on_each_member(int P, const Fn &fn) {
+  std::vector<std::thread> others;
+  for (int d = 1; d < P; ++d) others.emplace_back(fn, d);
+  fn(0);
+  for (std::thread &t : others) t.join();
+}
+
 // The copy threads of every member of `set`.
 inline int set_copy_threads(const DeviceSet &set) {
   int t = 0;

@@ -414,23 +414,38 @@ void cpu_ormqr(bool left, bool conj, lint m, lint n, lint k, const T *a, lint ld
   next::ormqr(&side, &trans, &m, &n, &k, a, &lda, tau, c, &ldc, work.data(), &lw, &info);
 }
 
-// B's part of xGELS (m >= n) once A's factorization is final in the
-// caller's array (out of core, or over the set): B := Q**H B, then the
-// solve with R; or ('T'/'C') the solve, B(n+1:m,:) := 0, then B := Q B.
-// apply(conj) runs xORMQR's schedule on B from the caller's A (one GPU or
-// the set; a Result as gpu::ormqr's); what it leaves of B the CPU
-// completes, so the answer is whole (out.r.why says when the CPU helped).
-// The triangular solve runs on the host (the next BLAS): R is no longer on
-// a GPU. info: xTRTRS's check of R, done by the caller.
+// xTRTRS's check: the first exactly zero diagonal element of R (0: none).
+template <class T> lint zero_diagonal(lint n, const T *a, lint lda) {
+  for (lint i = 0; i < n; ++i)
+    if (a[i + std::size_t(i) * lda] == T(0)) return i + 1;
+  return 0;
+}
+
+// xGELS (m >= n) once A's factorization `r` (which ran) is final in the
+// caller's array (out of core, or over the set): *out takes the outcome
+// (INFO from xTRTRS's check of R, max |a_ij| = anrm), then unless A = 0
+// (the caller sets B to zero) B := Q**H B and the solve with R; or
+// ('T'/'C') the solve, B(n+1:m,:) := 0, then B := Q B. apply(conj) runs
+// xORMQR's schedule on B from the caller's A (one GPU or the set; a Result
+// as gpu::ormqr's); what it leaves of B the CPU completes, so the answer
+// is whole (out->r.why says when the CPU helped). The triangular solve
+// runs on the host (the next BLAS): R is no longer on a GPU.
 template <class T, class Apply>
-void gels_rhs_host(GelsResult &out, bool trans, lint m, lint n, lint nrhs, const T *a, lint lda, const T *tau, T *b,
-                   lint ldb, lint info, Apply apply) {
+void gels_from_factor(GelsResult *out, const Result &r, double anrm, bool trans, lint m, lint n, lint nrhs, const T *a,
+                      lint lda, const T *tau, T *b, lint ldb, Apply apply) {
+  const lint info = zero_diagonal(n, a, lda);
+  out->factored = true;
+  out->r = {true, info, r.why, 0};
+  out->r.devices = r.devices;
+  out->b_columns = nrhs;
+  out->anrm = anrm;
+  if (anrm == 0) return;
   auto q = [&](bool conj) {
-    const Result r = apply(conj);
-    out.r.devices |= r.devices;
-    if (r.ran) return;
-    cpu_ormqr(true, conj, m, nrhs - r.resume, n, a, lda, tau, b + std::size_t(r.resume) * ldb, ldb);
-    out.r.why = "B's last columns on the CPU";
+    const Result qr = apply(conj);
+    out->r.devices |= qr.devices;
+    if (qr.ran) return;
+    cpu_ormqr(true, conj, m, nrhs - qr.resume, n, a, lda, tau, b + std::size_t(qr.resume) * ldb, ldb);
+    out->r.why = "B's last columns on the CPU";
   };
   if (!trans) {
     q(true);
@@ -443,16 +458,10 @@ void gels_rhs_host(GelsResult &out, bool trans, lint m, lint n, lint nrhs, const
   }
 }
 
-// xTRTRS's check: the first exactly zero diagonal element of R (0: none).
-template <class T> lint zero_diagonal(lint n, const T *a, lint lda) {
-  for (lint i = 0; i < n; ++i)
-    if (a[i + std::size_t(i) * lda] == T(0)) return i + 1;
-  return 0;
-}
 
 // xGELS (m >= n) out of core: A factored by geqrf_out_of_core (max |a_ij|
 // measured on the way), then B through ormqr's larfb schedule on the same
-// GPU, the reflectors read from the caller's A (gels_rhs_host).
+// GPU, the reflectors read from the caller's A (gels_from_factor).
 template <class T>
 GelsResult gels_out_of_core(Context &c, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb,
                             T *tau, lint w, const char **path) {
@@ -465,13 +474,9 @@ GelsResult gels_out_of_core(Context &c, bool trans, lint m, lint n, lint nrhs, T
     out.r = r;
     return out;
   }
-  out.factored = true;
-  const lint info = zero_diagonal(n, a, lda);
-  out.r = {true, info, r.why, 0};
-  out.b_columns = nrhs;
-  std::memcpy(&out.anrm, &bits, sizeof bits);
-  if (out.anrm == 0) return out;  // A = 0: the caller sets B to zero
-  gels_rhs_host(out, trans, m, n, nrhs, a, lda, tau, b, ldb, info, [&](bool conj) {
+  double anrm = 0;
+  std::memcpy(&anrm, &bits, sizeof bits);
+  gels_from_factor(&out, r, anrm, trans, m, n, nrhs, a, lda, tau, b, ldb, [&](bool conj) {
     bool pieces = false;
     return ormqr_larfb(c, true, conj, m, nrhs, n, a, lda, tau, b, ldb, &pieces);
   });
@@ -480,7 +485,7 @@ GelsResult gels_out_of_core(Context &c, bool trans, lint m, lint n, lint nrhs, T
 
 // xGELS (m >= n) over the set: A factored by the set's xGEQRF
 // (geqrf_node.cu), then B through xORMQR's schedule over the set, its
-// columns shared among the members (gels_rhs_host). A is scanned on the
+// columns shared among the members (gels_from_factor). A is scanned on the
 // host first, as the one GPU's hybrid scans it: xLANGE('M') for xGELS's
 // scaling, and a NaN or Inf sends the call to the CPU. The caller holds
 // the set's lock.
@@ -506,14 +511,8 @@ GelsResult gels_node(const DeviceSet &set, bool trans, lint m, lint n, lint nrhs
     out.r = r;
     return out;
   }
-  out.factored = true;
-  const lint info = zero_diagonal(n, a, lda);
-  out.r = {true, info, r.why, 0};
-  out.r.devices = r.devices;
-  out.b_columns = nrhs;
-  out.anrm = anrm;
-  gels_rhs_host(out, trans, m, n, nrhs, a, lda, tau, b, ldb, info,
-                [&](bool conj) { return ormqr_node(set, true, conj, m, nrhs, n, a, lda, tau, b, ldb); });
+  gels_from_factor(&out, r, anrm, trans, m, n, nrhs, a, lda, tau, b, ldb,
+                   [&](bool conj) { return ormqr_node(set, true, conj, m, nrhs, n, a, lda, tau, b, ldb); });
   return out;
 }
 
@@ -824,10 +823,7 @@ Result ormqr_node(const DeviceSet &set, bool left, bool trans, lint m, lint n, l
     p.r = left ? ormqr_larfb(ctx, true, trans, m, p.nl, k, a, lda, tau, c + std::size_t(p.l0) * ldc, ldc, &p.pieces)
                : ormqr_larfb(ctx, false, trans, p.nl, n, k, a, lda, tau, c + p.l0, ldc, &p.pieces);
   };
-  std::vector<std::thread> others;
-  for (int d = 1; d < P; ++d) others.emplace_back(run, d);
-  run(0);
-  for (std::thread &t : others) t.join();
+  on_each_member(P, run);
   Result out{true, 0, nullptr, 0};
   bool pieces = false;
   for (int d = 0; d < P; ++d) {
@@ -1054,10 +1050,7 @@ template <class T> Result orgqr_node(const DeviceSet &set, lint m, lint n, lint 
                                       r[std::size_t(d) + 1], a, &p);
     pinned[std::size_t(d)] = p;
   };
-  std::vector<std::thread> others;
-  for (int d = 1; d < P; ++d) others.emplace_back(run, d);
-  run(0);
-  for (std::thread &t : others) t.join();
+  on_each_member(P, run);
   Result out{true, 0, nullptr, 0};
   out.path = node_path(P, 1);
   lint resume = n;  // trailing columns final from here
