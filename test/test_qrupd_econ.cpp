@@ -322,9 +322,45 @@ template <class T> void degenerate_rows_cols() {
   }
 }
 
+// Subnormal entries (a reflector's or a projection's vector whose largest
+// entry is subnormal, which has no finite reciprocal): A = [a e1, b e1 + s
+// e2, c e3, ...] with s subnormal, so that R(2,2) = |s|; deleting A's
+// first column reflects [R(1,2); R(2,2)], adding the row s*[1 ... 1] and
+// the column s*e_{n+1} reflect and project vectors of subnormal entries.
+template <class T> void subnormal() {
+  using R = testing::real_t<T>;
+  const R s = std::numeric_limits<R>::denorm_min() * R(1 << 12);
+  char ctx[160];
+  for (lint m : {4, 9}) {
+    const lint n = 3;
+    Matrix<T> a = unit_columns<T>(m, {0, 1, 2});
+    a(0, 1) = testing::random_value<T>();
+    a(1, 1) = T(s);
+    for (char jobq : {'U', 'N'}) {
+      std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=3 p=1 j=1 R(2,2) subnormal", xname<T>("QRUPD_DELCOLS_ECON"),
+                    jobq, int(m));
+      delcols_of(a, jobq, 1, 1, 0, true, ctx);
+      Matrix<T> u(1, n);
+      for (lint c = 0; c < n; ++c) u(0, c) = T(s);
+      std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=3 p=1 j=2 row subnormal", xname<T>("QRUPD_ADDROWS_ECON"), jobq,
+                    int(m));
+      addrows_of(a, u, jobq, 2, 0, ctx);
+    }
+    for (bool opt : {false, true})
+      for (lint j : {1, 4}) {
+        std::snprintf(ctx, sizeof ctx, "%s m=%d n=3 p=1 j=%d lw=%s u=s*e4, R(2,2) subnormal",
+                      xname<T>("QRUPD_ADDCOLS_ECON"), int(m), int(j), opt ? "opt" : "min");
+        Matrix<T> u(m, 1);
+        u(3, 0) = T(s);
+        addcols_of(a, u, j, 0, opt, ctx);
+      }
+  }
+}
+
 template <class T> void degenerate() {
   for (bool opt : {false, true}) degenerate_addcols<T>(opt);
   degenerate_rows_cols<T>();
+  subnormal<T>();
 }
 
 // The blocked path's passes over Q's rows (src/cpu/qrupd_econ_passes.cpp)

@@ -61,10 +61,13 @@ template <class R> R norm2_real(idx n, const R *x) {
   }
   if (nan) return std::numeric_limits<R>::quiet_NaN();
   if (amax == 0 || std::isinf(amax)) return amax;
-  const R inv = R(1) / amax;
+  // A subnormal amax has no finite reciprocal (1/amax = Inf, and 0*Inf =
+  // NaN): x is scaled by 2^digits first, exactly, which makes it normal.
+  const R pre = amax < std::numeric_limits<R>::min() ? std::ldexp(R(1), std::numeric_limits<R>::digits) : R(1);
+  const R inv = R(1) / (amax * pre);
   R ssq = 0;
   for (idx i = 0; i < n; ++i) {
-    const R y = x[i] * inv;
+    const R y = (x[i] * pre) * inv;
     ssq += y * y;
   }
   return amax * std::sqrt(ssq);
