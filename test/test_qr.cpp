@@ -632,16 +632,28 @@ template <class T> void orgqr_blocks(void **) {
   }
 }
 
+// The reference LAPACK's xGELQF (hqr does not export it).
+template <class T> lint reference_gelqf(lint m, lint n, T *a, lint lda, T *tau, T *work, lint lwork) {
+  using F = void(const lint *, const lint *, lapack_t<T> *, const lint *, lapack_t<T> *, lapack_t<T> *, const lint *,
+                 lint *);
+  const std::string name = std::string(1, prefix<T>()) + "gelqf_";
+  lint info = -999;
+  Routine<F *>{reinterpret_cast<F *>(reference_symbol(name.c_str())), true}(&m, &n, lp(a), &lda, lp(tau), lp(work),
+                                                                            &lwork, &info);
+  return info;
+}
+
 // gels over several blocks, trans N and T/C, nrhs 1 and > 1, ldb > max(m,n):
 // DQRT16 with a consistent B, DQRT17 and the residual norm in B(n+1:m) with
-// a random one; A as the reference's geqrf leaves it (|R|).
+// a random one; A as the reference's geqrf (m < n: gelqf) leaves it (|R|,
+// |L|).
 template <class T> void gels_blocks(void **) {
   struct Case {
     lint m, n, nrhs;
     int nb;
   };
   constexpr Case kCases[] = {{333, 100, 1, 48}, {333, 100, 4, 48}, {97, 97, 2, 48},  {600, 1, 1, 48},
-                             {700, 300, 1, 0},  {150, 260, 2, 48}, {401, 130, 3, 0}};
+                             {700, 300, 1, 0},  {150, 260, 2, 48}, {401, 130, 3, 0}, {130, 401, 3, 0}};
   for (const Case &cs : kCases)
     for (char trans : {'N', trans_h<T>()}) {
       const lint m = cs.m, n = cs.n, nrhs = cs.nrhs, lda = m + 1, ldb = std::max(m, n) + 5;
@@ -702,6 +714,16 @@ template <class T> void gels_blocks(void **) {
           for (lint j = 0; j < n; ++j)
             for (lint i = 0; i < n; ++i) d(i, j) = T(i <= j ? std::abs(a(i, j)) - std::abs(ref(i, j)) : 0);
           assert_ratio(norm_one(d) / (double(m) * anorm * eps<T>()), ctx + " |R| - |R_ref|");
+        }
+        if (m < n && !consistent) {  // A holds xGELQF's L: |L| as the reference's
+          Matrix<T> ref = a0;
+          std::vector<T> tau(static_cast<size_t>(m)), work(static_cast<size_t>(64 * m));
+          assert_info(reference_gelqf<T>(m, n, ref.ptr(), lda, tau.data(), work.data(), lint(work.size())), 0,
+                      ctx + " (reference gelqf)");
+          Matrix<T> d(m, m);
+          for (lint j = 0; j < m; ++j)
+            for (lint i = 0; i < m; ++i) d(i, j) = T(i >= j ? std::abs(a(i, j)) - std::abs(ref(i, j)) : 0);
+          assert_ratio(norm_one(d) / (double(n) * anorm * eps<T>()), ctx + " |L| - |L_ref|");
         }
       }
     }

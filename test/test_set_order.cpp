@@ -4,7 +4,8 @@
 // stopped one; RightToLeft lets xORGQR's members store last range first,
 // and after a failure only the members after the failed one; the ranges
 // of Q's columns cover every column once, none empty, of about equal work.
-// Threads store in random order with random delays, many times.
+// Threads store in random order with random delays, many times. Also the
+// host's A**H of xGELS with m < n over the set (src/host/transpose.hpp).
 #include "testing.hpp"
 
 #include <atomic>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "host/set_order.hpp"
+#include "host/transpose.hpp"
 
 namespace {
 
@@ -129,6 +131,30 @@ void column_ranges(void **) {
   }
 }
 
+// B = A**H exactly, on one thread and several (tiles of 64 split by
+// threads, ragged edges), B's padding untouched; A**H of A**H is A.
+template <class T> void transpose_of() {
+  for (auto [m, n] : {std::pair<lint, lint>{1, 1}, {1, 70}, {70, 1}, {63, 65}, {130, 257}, {2100, 700}}) {
+    const lint lda = m + 3, ldb = n + 2;
+    testing::Matrix<T> a = testing::random_matrix<T>(m, n, lda);
+    testing::Matrix<T> b = testing::random_matrix<T>(n, m, ldb), back = testing::random_matrix<T>(m, n, lda);
+    const testing::Matrix<T> b0 = b;
+    hqr::conj_transpose(m, n, a.ptr(), lda, b.ptr(), ldb);
+    for (lint j = 0; j < m; ++j)
+      for (lint i = 0; i < ldb; ++i)
+        if (i < n ? !(b(i, j) == testing::cj(a(j, i))) : std::memcmp(&b(i, j), &b0(i, j), sizeof(T)) != 0)
+          fail_msg("%ldx%ld: B(%ld,%ld) wrong", long(m), long(n), long(i), long(j));
+    hqr::conj_transpose(n, m, b.ptr(), ldb, back.ptr(), lda);
+    for (lint j = 0; j < n; ++j)
+      for (lint i = 0; i < m; ++i)
+        if (!(back(i, j) == a(i, j))) fail_msg("%ldx%ld: (A**H)**H differs at (%ld,%ld)", long(m), long(n), long(i), long(j));
+  }
+}
+void transpose(void **) {
+  transpose_of<float>();
+  transpose_of<std::complex<double>>();
+}
+
 }  // namespace
 
 int main() {
@@ -136,6 +162,7 @@ int main() {
       cmocka_unit_test(store_turn),
       cmocka_unit_test(right_to_left),
       cmocka_unit_test(column_ranges),
+      cmocka_unit_test(transpose),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -138,6 +138,8 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
 // B := Q**H B (Q = Q_F**H, xGELQF's); trans 'T'/'C': B := Q B, then
 // B(1:m,:) := L**-H B(1:m,:) unless info > 0. Not factored: r.resume
 // leading rows of A (and their tau) are final, the other rows the input.
+// Over the set (as gels with m >= n), and out of core where one GPU cannot
+// hold A**H and B: A**H formed in host memory and run as the m >= n case.
 template <class T>
 GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path);
 

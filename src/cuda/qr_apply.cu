@@ -36,7 +36,8 @@
 // Over a device set of several GPUs (node.hpp): xORMQR shares C's lines
 // among the members, each running the larfb schedule above on its range;
 // xGELS factors A with the set's xGEQRF (geqrf_node.cu), then B goes
-// through that xORMQR, and the solve with R runs on the host; xORGQR forms
+// through that xORMQR, and the solve with R runs on the host (m < n: the
+// same on A**H formed in host memory, also out of core on one GPU); xORGQR forms
 // a range of Q's columns on each member as one window of its out-of-core
 // schedule, the ranges stored right to left.
 //
@@ -51,6 +52,7 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -68,6 +70,7 @@
 #include "host/fault.hpp"
 #include "host/next_lapack.hpp"
 #include "host/nonfinite.hpp"
+#include "host/transpose.hpp"
 
 namespace hqr::gpu {
 namespace {
@@ -516,6 +519,50 @@ GelsResult gels_node(const DeviceSet &set, bool trans, lint m, lint n, lint nrhs
   return out;
 }
 
+// xGELS with m < n where one GPU cannot hold A**H (over the set, or out of
+// core): the m >= n machinery on F = A**H, a host copy of A's size
+// (conj_transpose). factor(f, ldf) factors F (n by m) as xGEQRF; B goes
+// through gels_from_factor with the two cases' orders swapped (trans 'N',
+// the minimum-norm solution: the solve with R**H = L first, then Q_F;
+// 'T'/'C': Q_F**H first, then the solve), apply(f, ldf, conj) applying Q_F
+// from F's reflectors; then F goes back into A as xGELQF stores it (L =
+// R**H, the reflectors conjugated in A's rows, tau as it is), as gels_lq
+// leaves it. A is only written once F's columns are final: where the
+// factorization stops, its final columns become A's leading rows, the
+// others still the input, and the CPU finishes as after gels_lq. A is
+// scanned first (max |a_ij| for xGELS's scaling; NaN or Inf to the CPU).
+template <class T, class Factor, class Apply>
+GelsResult gels_lq_by_copy(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau,
+                           Factor factor, Apply apply) {
+  GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
+  const double anrm = double(hqr::max_abs(m, n, a, lda));
+  if (!(anrm <= std::numeric_limits<double>::max())) {
+    out.r.why = kNonFiniteInput;
+    return out;
+  }
+  if (anrm == 0) {  // A = 0: the caller sets B to zero, with no factorization (as LAPACK)
+    out.r.ran = out.factored = true;
+    return out;
+  }
+  std::unique_ptr<T[]> f(new (std::nothrow) T[std::size_t(n) * m]);
+  if (!f) {
+    out.r.why = "host out of memory for A**H";
+    return out;
+  }
+  conj_transpose(m, n, a, lda, f.get(), n);
+  const Result r = factor(f.get(), n);
+  const lint rows = r.ran ? m : std::min(r.resume, m);
+  conj_transpose(n, rows, f.get(), n, a, lda);
+  if (!r.ran) {
+    out.r = r;
+    out.r.resume = rows;
+    return out;
+  }
+  gels_from_factor(&out, r, anrm, !trans, n, m, nrhs, f.get(), n, tau, b, ldb,
+                   [&](bool conj) { return apply(f.get(), n, conj); });
+  return out;
+}
+
 }  // namespace
 
 template <class T>
@@ -590,11 +637,25 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
 template <class T>
 GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path) {
   GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
-  Context *c = context();
-  if (!c) {
+  const DeviceSet set = device_set();
+  if (!set.count) {
     out.r.why = context_error();
     return out;
   }
+  thread_local char text[112];
+  if (set.count > 1) {  // A**H over the whole set, where its xGEQRF serves (as gels with m >= n)
+    SetLock lock(set);
+    Context &first = *set.member[0];
+    const bool one_fits = ok(cudaSetDevice(first.device)) && geqrf_window<T>(first, n, m + nrhs) == m + nrhs;
+    if (geqrf_over_set<T>(set, n, m, one_fits)) {
+      std::snprintf(text, sizeof text, "%s + gpu apply (A**H in host memory)", node_path(set.count, 1));
+      if (path) *path = text;
+      return gels_lq_by_copy(
+          trans, m, n, nrhs, a, lda, b, ldb, tau, [&](T *f, lint ldf) { return geqrf_node(set, n, m, f, ldf, tau); },
+          [&](const T *f, lint ldf, bool conj) { return ormqr_node(set, true, conj, n, nrhs, m, f, ldf, tau, b, ldb); });
+    }
+  }
+  Context *c = set.member[0];
   std::lock_guard<std::mutex> g(c->lock);
   if (!ok(cudaSetDevice(c->device))) {
     out.r.why = "cudaSetDevice failed";
@@ -604,6 +665,20 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
   if (std::size_t(n) * sizeof(T) > Context::kSlotBytes) {
     out.r.why = "matrix row larger than staging";
     return out;
+  }
+  // Out of core where A**H and B (as columns beside it) do not fit.
+  if (const lint w = geqrf_window<T>(*c, n, m + nrhs); w < m + nrhs) {
+    int windows = 0;
+    GelsResult o = gels_lq_by_copy(
+        trans, m, n, nrhs, a, lda, b, ldb, tau,
+        [&](T *f, lint ldf) { return geqrf_out_of_core(*c, n, m, f, ldf, tau, std::min(w, m), &windows); },
+        [&](const T *f, lint ldf, bool conj) {
+          bool pieces = false;
+          return ormqr_larfb(*c, true, conj, n, nrhs, m, f, ldf, tau, b, ldb, &pieces);
+        });
+    std::snprintf(text, sizeof text, "%s (A**H in host memory)", node_path(1, windows));
+    if (path) *path = text;
+    return o;
   }
   if (path) *path = "gpu-lq (geqrf of A**H) + gpu apply";
   // F = A**H (n by m, leading dimension ldf) on the device; every block's T.
