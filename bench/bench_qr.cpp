@@ -12,7 +12,8 @@
 //   bench_qr PRECISIONS SHAPES [reps] [cpu_max]
 //   e.g. bench_qr d 4096x4096,16384x16384,65536x1024 3 8192
 // A shape may name another routine:
-//   gels:MxNxNRHS  xgels 'N' (m >= n; every precision asked) against
+//   gels:MxNxNRHS  xgels 'N' (m >= n; every precision asked; m < n: hqr and
+//                  OpenBLAS only, cuSOLVER has no xGELQF) against
 //                  cuSOLVER Xgeqrf + xORMQR/xUNMQR + cuBLAS xTRSM with the
 //                  same host round trip / pinned / device-only variants,
 //                  and OpenBLAS's xgels;
@@ -448,6 +449,55 @@ template <class T> static void run_gels(int m, int n, int nrhs, int reps, long c
   report(what, flops, h, rt, pin, dev, cpu, check, h_pin, on_pin);
 }
 
+// xgels 'N' with m < n (the minimum-norm solution of a consistent system,
+// through the LQ factorization): hqr (host arrays in and out; HQR_VERBOSE
+// names its path) against OpenBLAS's xgels where the size allows; cuSOLVER
+// has no xGELQF, so no GPU peer. Check: ||A x - b|| / (||A|| ||x||) with
+// A and b as they came.
+template <class T> static void run_gels_wide(int m, int n, int nrhs, int reps, long cpu_max, void *cpu_lib) {
+  using Gels = void(const char *, const int *, const int *, const int *, T *, const int *, T *, const int *, T *,
+                    const int *, int *, size_t);
+  const size_t ca = size_t(m) * n, cb = size_t(n) * nrhs;
+  const std::vector<T> a0 = random_values<T>(ca), b0 = random_values<T>(cb);
+  std::vector<T> a(ca), b(cb);
+  const double dm = m, dn = n, dr = nrhs;
+  const double flops = Traits<T>::flop_scale *
+                       ((2 * dn * dm * dm - 2 * dm * dm * dm / 3) + (4 * dn * dm * dr - 2 * dm * dm * dr) + dm * dm * dr);
+  auto reset = [&] {
+    std::memcpy(a.data(), a0.data(), ca * sizeof(T));
+    std::memcpy(b.data(), b0.data(), cb * sizeof(T));
+  };
+  auto lapack = [&](Gels *f) {
+    int lw = -1, info = 0;
+    T w = 0;
+    f("N", &m, &n, &nrhs, a.data(), &m, b.data(), &n, &w, &lw, &info, 1);
+    lw = std::max(1, int(std::real(w)));
+    std::vector<T> work(static_cast<size_t>(lw));
+    f("N", &m, &n, &nrhs, a.data(), &m, b.data(), &n, work.data(), &lw, &info, 1);
+    if (info != 0) std::fprintf(stderr, "%sgels info=%d\n", Traits<T>::name, info);
+  };
+  const std::string sym = std::string(Traits<T>::name) + "gels_";
+  const double h = timed(reps, reset, [&] { lapack(reinterpret_cast<Gels *>(dlsym(RTLD_DEFAULT, sym.c_str()))); });
+  // Residual of the first right-hand side: r = b0(1:m) - A0 x.
+  double rmax = 0, amax = 0, xmax = 0;
+  for (int i = 0; i < n; ++i) xmax = std::max(xmax, double(std::abs(b[i])));
+  std::vector<T> r(b0.begin(), b0.begin() + m);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      r[size_t(i)] -= a0[i + size_t(j) * m] * b[size_t(j)];
+      amax = std::max(amax, double(std::abs(a0[i + size_t(j) * m])));
+    }
+  for (const T &x : r) rmax = std::max(rmax, double(std::abs(x)));
+  double cpu = 0;
+  if (cpu_lib && dn * dm * dm <= double(cpu_max) * cpu_max * cpu_max)
+    if (auto *f = reinterpret_cast<Gels *>(dlsym(cpu_lib, sym.c_str()))) cpu = timed(reps, reset, [&] { lapack(f); });
+  char cpus[64] = "-";
+  if (cpu > 0) std::snprintf(cpus, sizeof cpus, "%9.5f (x%5.2f)", cpu, cpu / h);
+  std::printf("%sgels %dx%d nrhs=%d      | hqr %9.5f s %7.0f GF/s | cpu %s | |Ax-b|/(|A||x|) %.1e (max entries)\n",
+              Traits<T>::name, m, n, nrhs, h, flops / h * 1e-9, cpus, rmax / (amax * xmax * n));
+  std::fflush(stdout);
+}
+
 // Reflectors of a random n x n matrix (cuSOLVER's geqrf), for ormqr/orgqr.
 static void reflectors(int n, std::vector<double> &a, std::vector<double> &tau) {
   a = random_doubles(size_t(n) * n);
@@ -625,6 +675,13 @@ int main(int argc, char **argv) {
   for (const Other &o : others) {
     if (o.routine == 'g')
       for (char p : precs) {
+        if (o.m < o.n) {  // the minimum-norm case: hqr and OpenBLAS only
+          if (p == 'd') run_gels_wide<double>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+          if (p == 's') run_gels_wide<float>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+          if (p == 'z') run_gels_wide<zc>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+          if (p == 'c') run_gels_wide<cc>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+          continue;
+        }
         if (p == 'd') run_gels<double>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
         if (p == 's') run_gels<float>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
         if (p == 'z') run_gels<zc>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);

@@ -192,11 +192,13 @@ if part ooc; then
 # xORGQR and xGELS in windows (256K: the cases with HQR_NB set, which keep
 # them off the one trip); injected faults (the CPU finishes from what was stored) and
 # compute-sanitizer. A run fails where no call took the out-of-core path
-# (a fault run: where none fell back).
+# (a fault run: where none fell back). One GPU (HQR_DEVICE=0, no replicas):
+# with several, HQR_GPU_MIN_N=0 sends these calls to the set's schedules.
 qr_ooc_run() {  # name, test filter, trace pattern, HQR_GPU_MEMORY, env...
   name=$1 filter=$2 pattern=$3 mem=$4; shift 4
   log="$out/ooc-$(echo "$name" | tr : -).log"
-  env "$@" HQR_GPU_MEMORY=$mem HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER="$filter" ${wrap:-} build/test/test_qr \
+  env -u HQR_DEVICE_REPLICAS HQR_DEVICE=0 "$@" HQR_GPU_MEMORY=$mem HQR_VERBOSE=1 HQR_GPU_MIN_N=0 \
+    HQR_TEST_FILTER="$filter" ${wrap:-} build/test/test_qr \
     >"$log" 2>&1
   rc=$?
   seen=$(grep -cE "$pattern" "$log")
