@@ -8,7 +8,10 @@
 # GPU_CHECK_TAR=file also packs the logs into one file. GPU_CHECK_PARTS (default "suite node node-qr ooc ooc-inverse oom large panel faults qrupd blas3 mpi sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time. GPU_CHECK_QRUPD_FAULTS
 # adds HQR_FAULT points to part qrupd's four (e.g. "sync:27 copy:51", where
-# Q's last rows of an update are finished on the CPU).
+# Q's last rows of an update are finished on the CPU). Part node-qr's fault
+# lists: GPU_CHECK_NODE_QR_FAULTS, GPU_CHECK_NODE_APPLY_FAULTS,
+# GPU_CHECK_NODE_OOC_FAULTS; GPU_CHECK_NODE_OOC_MEMORY (default 512K) is the
+# HQR_GPU_MEMORY of its out-of-core runs; part ooc's: GPU_CHECK_OOC_FAULTS.
 set -u
 out=${1:-/tmp/hqr-gpu-check}
 mkdir -p "$out"
@@ -159,12 +162,13 @@ qr_node_run() {  # name, routines (a trace pattern), test filter, env...
   env "$@" HQR_DEVICE=all HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER="$filter" ${wrap:-} build/test/test_qr \
     >"$log" 2>&1
   rc=$?
-  seen=$(grep -cE "($what) .*path=gpu-node \($gpus GPUs, (in core|out of core: C in pieces)\)" "$log")
+  seen=$(grep -cE "($what) .*path=gpu-node \($gpus GPUs, (in core|out of core: (C in pieces|[0-9]+ windows))\)" "$log")
   fell=$(grep -cE "($what) .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
   resumed=$(grep -cE "($what) .*path=cpu-resumed" "$log")
-  case $name in *fault-*) want=$fell ;; *) want=$seen ;; esac
+  windows=$(grep -cE "($what) .*path=gpu-node \($gpus GPUs, out of core: [0-9]+ windows" "$log")
+  case $name in *fault-*) want=$fell ;; ooc-*|memcheck-ooc) want=$windows ;; *) want=$seen ;; esac
   if [ $rc = 0 ] && [ "$want" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
-  echo "over $gpus GPUs, $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls on the set, $fell fell back, $resumed of them resumed)"
+  echo "over $gpus GPUs, $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls on the set ($windows in windows), $fell fell back, $resumed of them resumed)"
 }
 qr_node_run geqrf geqrf 'geqrf*'
 qr_node_run hard geqrf 'hard_geqrf*'
@@ -180,9 +184,22 @@ for f in ${GPU_CHECK_NODE_APPLY_FAULTS:-alloc copy:9 sync:4 kernel:20}; do
   qr_node_run "gels-fault-$f" gels 'gels_blocks*' HQR_FAULT=$f
   qr_node_run "orgqr-fault-$f" '(or|un)gqr' 'orgqr_blocks*' HQR_FAULT=$f
 done
+# Out of core over the set (HQR_GPU_MEMORY too small for the members'
+# shares; HQR_NB=32 so that test_qr's orders hold several panels): windows,
+# each updated by xORMQR over the set and factored by the set's schedule;
+# xGELS on top of it; faults (the CPU finishes the window, then resumes).
+# Most calls there still take one GPU's windows (the set's needs per member
+# are larger): a run fails only where none took the set's.
+ooc_env="HQR_GPU_MEMORY=${GPU_CHECK_NODE_OOC_MEMORY:-512K} HQR_NB=32"
+qr_node_run ooc-geqrf geqrf 'geqrf*' $ooc_env
+qr_node_run ooc-gels gels 'gels*' $ooc_env
+for f in ${GPU_CHECK_NODE_OOC_FAULTS:-copy:9 sync:20 kernel:60}; do
+  qr_node_run "ooc-fault-$f" geqrf 'geqrf_panels*' $ooc_env HQR_FAULT=$f
+done
 wrap="timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1"
 qr_node_run memcheck geqrf 'geqrf_panels<double>'
 qr_node_run memcheck-apply '(or|un)mqr|(or|un)gqr|gels' '*_blocks<double>'
+qr_node_run memcheck-ooc geqrf 'geqrf_panels<double>' $ooc_env
 wrap=
 fi
 

@@ -50,9 +50,10 @@ template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const ch
     SetLock lock(set);
     Context &first = *set.member[0];
     const bool one_fits = ok(cudaSetDevice(first.device)) && geqrf_window<T>(first, m, n) == n;
-    if (geqrf_over_set<T>(set, m, n, one_fits)) {
-      const Result r = geqrf_node(set, m, n, a, lda, tau);
-      if (path) *path = r.path;
+    if (const lint w = geqrf_set_plan<T>(set, m, n, one_fits); w > 0) {  // in core, or in windows (w < n)
+      int windows = 1;
+      Result r = geqrf_set(set, m, n, a, lda, tau, w, &windows);
+      if (path) *path = node_path(set.count, windows);
       return r;
     }
   }

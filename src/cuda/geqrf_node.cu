@@ -388,6 +388,25 @@ template <class T> bool geqrf_over_set(const DeviceSet &set, lint m, lint n, boo
   return true;
 }
 
+// Where the set's xGEQRF serves an m-by-n A (geqrf_over_set), n; where
+// the whole matrix fits neither one GPU nor the members' shares, the widest
+// window of whole panels that the set's schedule holds on every member
+// (out of core); else 0.
+template <class T> lint geqrf_set_plan(const DeviceSet &set, lint m, lint n, bool one_fits) {
+  if (geqrf_over_set<T>(set, m, n, one_fits)) return n;
+  if (one_fits || set.count < 2) return 0;
+  const lint nb = block_size(n, panel_mode());
+  lint lo = 0, hi = (n + nb - 1) / nb;  // in panels: lo fits (or is 0), more than hi do not
+  while (lo < hi) {
+    const lint mid = (lo + hi + 1) / 2;
+    if (geqrf_over_set<T>(set, m, std::min(n, mid * nb), false))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return std::min(n, lo * nb);
+}
+
 template <class T> Result geqrf_node(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau) {
   const Panel mode = panel_mode();
   Result r = NodeGeqrf<T>(set, m, n, a, lda, tau, block_size(n, mode), mode).run();
@@ -397,6 +416,7 @@ template <class T> Result geqrf_node(const DeviceSet &set, lint m, lint n, T *a,
 
 #define HQR_INSTANTIATE(T)                                                  \
   template bool geqrf_over_set<T>(const DeviceSet &, lint, lint, bool); \
+  template lint geqrf_set_plan<T>(const DeviceSet &, lint, lint, bool); \
   template Result geqrf_node(const DeviceSet &, lint, lint, T *, lint, T *);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)

@@ -56,6 +56,15 @@ constexpr lint kNodeQrOrder = 16384;
 // The caller holds the set's lock (SetLock).
 template <class T> bool geqrf_over_set(const DeviceSet &set, lint m, lint n, bool one_fits);
 template <class T> Result geqrf_node(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau);
+// qr_apply.cu: the set's xGEQRF in core or, where the matrix fits neither
+// one GPU (one_fits) nor the members' shares, out of core: geqrf_set_plan
+// answers n (in core), a window w < n (out of core) or 0 (not over the
+// set); geqrf_set runs that plan (windows: how many), each window brought
+// up to date by xORMQR over the set and factored by geqrf_node. A, tau and
+// the Result as gpu::geqrf's. The caller holds the set's lock.
+template <class T> lint geqrf_set_plan(const DeviceSet &set, lint m, lint n, bool one_fits);
+template <class T>
+Result geqrf_set(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau, lint w, int *windows);
 
 // xORMQR over `set` (qr_apply.cu): whether that schedule serves the call,
 // and the schedule, the Result as gpu::ormqr's except that `ran` false

@@ -70,6 +70,7 @@
 #include "host/fault.hpp"
 #include "host/next_lapack.hpp"
 #include "host/nonfinite.hpp"
+#include "host/qr_dispatch.hpp"
 #include "host/transpose.hpp"
 
 namespace hqr::gpu {
@@ -494,7 +495,7 @@ GelsResult gels_out_of_core(Context &c, bool trans, lint m, lint n, lint nrhs, T
 // the set's lock.
 template <class T>
 GelsResult gels_node(const DeviceSet &set, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb,
-                     T *tau, const char **path) {
+                     T *tau, lint w, const char **path) {
   GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
   const double anrm = double(hqr::max_abs(m, n, a, lda));
   if (!(anrm <= std::numeric_limits<double>::max())) {
@@ -507,8 +508,9 @@ GelsResult gels_node(const DeviceSet &set, bool trans, lint m, lint n, lint nrhs
     out.r.ran = out.factored = true;
     return out;
   }
-  const Result r = geqrf_node(set, m, n, a, lda, tau);
-  std::snprintf(text, sizeof text, "%s + gpu apply", r.path ? r.path : "gpu-node");
+  int windows = 1;
+  const Result r = geqrf_set(set, m, n, a, lda, tau, w, &windows);
+  std::snprintf(text, sizeof text, "%s + gpu apply", node_path(set.count, windows));
   if (path) *path = text;
   if (!r.ran) {
     out.r = r;
@@ -577,7 +579,8 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
     SetLock lock(set);
     Context &first = *set.member[0];
     const bool one_fits = ok(cudaSetDevice(first.device)) && geqrf_window<T>(first, m, n + nrhs) == n + nrhs;
-    if (geqrf_over_set<T>(set, m, n, one_fits)) return gels_node(set, trans, m, n, nrhs, a, lda, b, ldb, tau, path);
+    if (const lint w = geqrf_set_plan<T>(set, m, n, one_fits); w > 0)
+      return gels_node(set, trans, m, n, nrhs, a, lda, b, ldb, tau, w, path);
   }
   Context *c = set.member[0];
   std::lock_guard<std::mutex> g(c->lock);
@@ -647,12 +650,15 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
     SetLock lock(set);
     Context &first = *set.member[0];
     const bool one_fits = ok(cudaSetDevice(first.device)) && geqrf_window<T>(first, n, m + nrhs) == m + nrhs;
-    if (geqrf_over_set<T>(set, n, m, one_fits)) {
-      std::snprintf(text, sizeof text, "%s + gpu apply (A**H in host memory)", node_path(set.count, 1));
-      if (path) *path = text;
-      return gels_lq_by_copy(
-          trans, m, n, nrhs, a, lda, b, ldb, tau, [&](T *f, lint ldf) { return geqrf_node(set, n, m, f, ldf, tau); },
+    if (const lint w = geqrf_set_plan<T>(set, n, m, one_fits); w > 0) {  // in core, or in windows (w < m)
+      int windows = 1;
+      GelsResult o = gels_lq_by_copy(
+          trans, m, n, nrhs, a, lda, b, ldb, tau,
+          [&](T *f, lint ldf) { return geqrf_set(set, n, m, f, ldf, tau, w, &windows); },
           [&](const T *f, lint ldf, bool conj) { return ormqr_node(set, true, conj, n, nrhs, m, f, ldf, tau, b, ldb); });
+      std::snprintf(text, sizeof text, "%s + gpu apply (A**H in host memory)", node_path(set.count, windows));
+      if (path) *path = text;
+      return o;
     }
   }
   Context *c = set.member[0];
@@ -1192,6 +1198,52 @@ Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lin
   return {true, 0, s.pinned() ? kPinnedCaller : nullptr, 0};
 }
 
+// ---- xGEQRF over the set, out of core ---------------------------------------
+
+// xGEQRF over the set where the members' shares of A do not fit them:
+// left-looking windows of w columns, each brought up to date with the
+// reflectors before it by xORMQR over the set (the window's columns shared
+// among the members, the reflectors read from the caller's array, final
+// there), then its rows j.. factored by the set's in-core schedule. The
+// window crosses the host link twice (the one-GPU windows once), for the
+// work of every member. A window that stops is finished on the CPU (the
+// rest of its update, then what its factorization left), so the columns
+// before the next window are final and the ones after it the input: the
+// CPU resumes from there as after the one-GPU schedule.
+template <class T>
+Result geqrf_node_out_of_core(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau, lint w, int *windows) {
+  *windows = int((n + w - 1) / w);
+  Result out{true, 0, nullptr, 0};
+  for (lint j0 = 0; j0 < n; j0 += w) {
+    const lint wj = std::min(w, n - j0), k = std::min(j0, m);
+    T *win = a + std::size_t(j0) * lda;
+    if (k > 0) {
+      const Result u = ormqr_node(set, true, true, m, wj, k, a, lda, tau, win, lda);
+      out.devices |= u.devices;
+      if (!u.ran) {
+        cpu_ormqr(true, true, m, wj - u.resume, k, a, lda, tau, win + std::size_t(u.resume) * lda, lda);
+        if (j0 < m) finish_geqrf(m - j0, wj, lint(0), win + j0, lda, tau + j0);
+        return {false, 0, u.why, j0 + wj, 0, 0, out.devices};
+      }
+    }
+    if (j0 >= m) continue;  // columns past the last reflector: updated, nothing below row m to factor
+    const Result f = geqrf_node(set, m - j0, wj, win + j0, lda, tau + j0);
+    out.devices |= f.devices;
+    if (!f.ran) {
+      finish_geqrf(m - j0, wj, f.resume, win + j0, lda, tau + j0);
+      return {false, 0, f.why, j0 + wj, 0, 0, out.devices};
+    }
+    if (f.why == kPinnedCaller) out.why = kPinnedCaller;
+  }
+  return out;
+}
+
+template <class T> Result geqrf_set(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau, lint w, int *windows) {
+  if (w < n) return geqrf_node_out_of_core(set, m, n, a, lda, tau, w, windows);
+  *windows = 1;
+  return geqrf_node(set, m, n, a, lda, tau);
+}
+
 #define HQR_INSTANTIATE(T)                                                                     \
   template Result geqrf_out_of_core(Context &, lint, lint, T *, lint, T *, lint, int *,          \
                                     unsigned long long *);                                    \
@@ -1200,6 +1252,7 @@ Result geqrf_out_of_core(Context &c, lint m, lint n, T *a, lint lda, T *tau, lin
   template Result ormqr(bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint, const char **); \
   template Result orgqr(lint, lint, lint, T *, lint, const T *, const char **);                  \
   template Result ormqr_node(const DeviceSet &, bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint); \
+  template Result geqrf_set(const DeviceSet &, lint, lint, T *, lint, T *, lint, int *);                 \
   template bool orgqr_over_set<T>(const DeviceSet &, lint, lint, lint);                                  \
   template Result orgqr_node(const DeviceSet &, lint, lint, lint, T *, lint, const T *);
 HQR_INSTANTIATE(float)
