@@ -319,6 +319,18 @@ template <class T> struct GelsPeer {
   }
 };
 
+// xgels 'N' through f (hqr's or OpenBLAS's): LWORK queried, then the call;
+// lda = m, B's leading dimension ldb.
+template <class T, class Gels> static void call_gels(Gels *f, int m, int n, int nrhs, T *a, T *b, int ldb) {
+  int lw = -1, info = 0;
+  T w = 0;
+  f("N", &m, &n, &nrhs, a, &m, b, &ldb, &w, &lw, &info, 1);
+  lw = std::max(1, int(std::real(w)));
+  std::vector<T> work(static_cast<size_t>(lw));
+  f("N", &m, &n, &nrhs, a, &m, b, &ldb, work.data(), &lw, &info, 1);
+  if (info != 0) std::fprintf(stderr, "%sgels info=%d\n", Traits<T>::name, info);
+}
+
 // xgels 'N', m >= n: hqr (host arrays in and out) against cuSOLVER Xgeqrf +
 // xORMQR/xUNMQR('L', Q**H) + cuBLAS xTRSM, with a plain host round trip
 // (cudaMalloc + copies + cudaFree), with the caller's buffers pinned, on
@@ -341,15 +353,7 @@ template <class T> static void run_gels(int m, int n, int nrhs, int reps, long c
     std::memcpy(ha, a0.data(), ca * sizeof(T));
     std::memcpy(hb, b0.data(), cb * sizeof(T));
   };
-  auto lapack = [&](Gels *f) {
-    int lw = -1, info = 0;
-    T w = 0;
-    f("N", &m, &n, &nrhs, ha, &m, hb, &m, &w, &lw, &info, 1);
-    lw = std::max(1, int(std::real(w)));
-    std::vector<T> work(static_cast<size_t>(lw));
-    f("N", &m, &n, &nrhs, ha, &m, hb, &m, work.data(), &lw, &info, 1);
-    if (info != 0) std::fprintf(stderr, "%sgels info=%d\n", Traits<T>::name, info);
-  };
+  auto lapack = [&](Gels *f) { call_gels<T>(f, m, n, nrhs, ha, hb, m); };
   const std::string sym = std::string(Traits<T>::name) + "gels_";
   auto *hqr_fn = reinterpret_cast<Gels *>(dlsym(RTLD_DEFAULT, sym.c_str()));
   const double h = timed(reps, reset, [&] { lapack(hqr_fn); });
@@ -467,15 +471,7 @@ template <class T> static void run_gels_wide(int m, int n, int nrhs, int reps, l
     std::memcpy(a.data(), a0.data(), ca * sizeof(T));
     std::memcpy(b.data(), b0.data(), cb * sizeof(T));
   };
-  auto lapack = [&](Gels *f) {
-    int lw = -1, info = 0;
-    T w = 0;
-    f("N", &m, &n, &nrhs, a.data(), &m, b.data(), &n, &w, &lw, &info, 1);
-    lw = std::max(1, int(std::real(w)));
-    std::vector<T> work(static_cast<size_t>(lw));
-    f("N", &m, &n, &nrhs, a.data(), &m, b.data(), &n, work.data(), &lw, &info, 1);
-    if (info != 0) std::fprintf(stderr, "%sgels info=%d\n", Traits<T>::name, info);
-  };
+  auto lapack = [&](Gels *f) { call_gels<T>(f, m, n, nrhs, a.data(), b.data(), n); };
   const std::string sym = std::string(Traits<T>::name) + "gels_";
   const double h = timed(reps, reset, [&] { lapack(reinterpret_cast<Gels *>(dlsym(RTLD_DEFAULT, sym.c_str()))); });
   // Residual of the first right-hand side: r = b0(1:m) - A0 x.

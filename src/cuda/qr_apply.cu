@@ -487,27 +487,38 @@ GelsResult gels_out_of_core(Context &c, bool trans, lint m, lint n, lint nrhs, T
   return out;
 }
 
-// xGELS (m >= n) over the set: A factored by the set's xGEQRF
-// (geqrf_node.cu), then B through xORMQR's schedule over the set, its
-// columns shared among the members (gels_from_factor). A is scanned on the
-// host first, as the one GPU's hybrid scans it: xLANGE('M') for xGELS's
-// scaling, and a NaN or Inf sends the call to the CPU. The caller holds
-// the set's lock.
+// The host's scan of A before a schedule that reads A from the caller's
+// array (over the set, or A**H copied), as the one GPU's hybrid scans it on
+// the device: *anrm = max |a_ij| (xLANGE('M'), for xGELS's scaling).
+// True where the scan settles the call in *out: a NaN or Inf (the CPU), or
+// A = 0 (ran, no factorization; the caller sets B to zero, as LAPACK).
+template <class T> bool gels_scan_settles(lint m, lint n, const T *a, lint lda, GelsResult *out, double *anrm) {
+  *anrm = double(hqr::max_abs(m, n, a, lda));
+  if (!(*anrm <= std::numeric_limits<double>::max())) {
+    out->r.why = kNonFiniteInput;
+    return true;
+  }
+  if (*anrm == 0) {
+    out->r.ran = out->factored = true;
+    return true;
+  }
+  return false;
+}
+
+// xGELS (m >= n) over the set: A scanned on the host (gels_scan_settles),
+// factored by the set's xGEQRF (geqrf_set: in core or in windows), then B
+// through xORMQR's schedule over the set, its columns shared among the
+// members (gels_from_factor). The caller holds the set's lock.
 template <class T>
 GelsResult gels_node(const DeviceSet &set, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb,
                      T *tau, lint w, const char **path) {
   GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
-  const double anrm = double(hqr::max_abs(m, n, a, lda));
-  if (!(anrm <= std::numeric_limits<double>::max())) {
-    out.r.why = kNonFiniteInput;
+  double anrm = 0;
+  if (gels_scan_settles(m, n, a, lda, &out, &anrm)) {
+    if (path && out.r.ran) *path = node_path(set.count, 1);
     return out;
   }
   thread_local char text[96];
-  if (anrm == 0) {  // A = 0: the caller sets B to zero, with no factorization (as LAPACK)
-    if (path) *path = node_path(set.count, 1);
-    out.r.ran = out.factored = true;
-    return out;
-  }
   int windows = 1;
   const Result r = geqrf_set(set, m, n, a, lda, tau, w, &windows);
   std::snprintf(text, sizeof text, "%s + gpu apply", node_path(set.count, windows));
@@ -532,36 +543,32 @@ GelsResult gels_node(const DeviceSet &set, bool trans, lint m, lint n, lint nrhs
 // leaves it. A is only written once F's columns are final: where the
 // factorization stops, its final columns become A's leading rows, the
 // others still the input, and the CPU finishes as after gels_lq. A is
-// scanned first (max |a_ij| for xGELS's scaling; NaN or Inf to the CPU).
+// scanned first (gels_scan_settles).
 template <class T, class Factor, class Apply>
 GelsResult gels_lq_by_copy(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau,
                            Factor factor, Apply apply) {
   GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
-  const double anrm = double(hqr::max_abs(m, n, a, lda));
-  if (!(anrm <= std::numeric_limits<double>::max())) {
-    out.r.why = kNonFiniteInput;
-    return out;
-  }
-  if (anrm == 0) {  // A = 0: the caller sets B to zero, with no factorization (as LAPACK)
-    out.r.ran = out.factored = true;
-    return out;
-  }
-  std::unique_ptr<T[]> f(new (std::nothrow) T[std::size_t(n) * m]);
-  if (!f) {
+  double anrm = 0;
+  if (gels_scan_settles(m, n, a, lda, &out, &anrm)) return out;
+  // Raw storage: conj_transpose writes every element, so none is
+  // initialised first (new T[] would zero a complex copy of A's size).
+  std::unique_ptr<char[]> storage(new (std::nothrow) char[sizeof(T) * std::size_t(n) * m]);
+  if (!storage) {
     out.r.why = "host out of memory for A**H";
     return out;
   }
-  conj_transpose(m, n, a, lda, f.get(), n);
-  const Result r = factor(f.get(), n);
+  T *f = reinterpret_cast<T *>(storage.get());
+  conj_transpose(m, n, a, lda, f, n);
+  const Result r = factor(f, n);
   const lint rows = r.ran ? m : std::min(r.resume, m);
-  conj_transpose(n, rows, f.get(), n, a, lda);
+  conj_transpose(n, rows, f, n, a, lda);
   if (!r.ran) {
     out.r = r;
     out.r.resume = rows;
     return out;
   }
-  gels_from_factor(&out, r, anrm, !trans, n, m, nrhs, f.get(), n, tau, b, ldb,
-                   [&](bool conj) { return apply(f.get(), n, conj); });
+  gels_from_factor(&out, r, anrm, !trans, n, m, nrhs, f, n, tau, b, ldb,
+                   [&](bool conj) { return apply(f, n, conj); });
   return out;
 }
 
