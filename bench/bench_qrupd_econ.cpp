@@ -3,8 +3,12 @@
 // case: median seconds of `reps` runs after one warm-up, each run on fresh
 // copies of the inputs (the copies are not timed), and hqr's speed-up over
 // each peer (peer time / hqr time):
-//   hqr           dqrupd_*_econ_ with the optimal LWORK (CPU only: the
-//                 economy form has no GPU path; the HQR_VERBOSE line says so)
+//   hqr           dqrupd_*_econ_ with the optimal LWORK, on the path hqr
+//                 chooses (adding columns: the GPU where its cost model
+//                 says so; the others: the CPU); the HQR_VERBOSE line says
+//                 which
+//   hqr-cpu       adding columns: the same call held on the CPU
+//                 (hqr_set_gpu_min_n past the size), its blocked path
 //   refactor-hqr  the economy factors of the updated matrix from scratch:
 //                 the exported dgeqrf_ + dorgqr_ (Q M-by-N'), so hqr's own
 //                 dgeqrf/dorgqr, on the GPU where they have a path
@@ -269,6 +273,14 @@ void run_case(const Case &cs, const Base &b, int reps, int threads, const Qrupda
   const Timing t_hqr = median_timing(reps, prep, [&] { call(w.data(), int(w.size())); });
   if (own_verbose) hqr_set_verbose(0);
   double res = 0, orth = 0;
+  double t_cpu = 0;
+  if (addcols) {  // checked below from the hqr run's factors: run it again after this
+    hqr_set_gpu_min_n(1L << 40);
+    t_cpu = median_timing(reps, prep, [&] { call(w.data(), int(w.size())); }).s;
+    hqr_set_gpu_min_n(-1);
+    prep();
+    call(w.data(), int(w.size()));
+  }
   {
     std::vector<double> tmp(size_t(mt) * nt);
     check(mt, nt, q.data(), ldq, r.data(), ldr, at.data(), mt, tmp, threads, res, orth);
@@ -316,8 +328,8 @@ void run_case(const Case &cs, const Base &b, int reps, int threads, const Qrupda
   const double t_bound = median(tb);
 
   if (std::getenv("HQR_BENCH_HQR_ONLY")) {  // A/B of hqr's own versions: no peers
-    std::printf("%-12s m=%d n=%d p=%d j=%d | hqr %8.4f s | bound %8.4f (hqr/bound %.2f) | check %.1e %.1e\n",
-                cs.name.c_str(), m, n, p, j, t_hqr.s, t_bound, t_hqr.s / t_bound, res, orth);
+    std::printf("%-12s m=%d n=%d p=%d j=%d | hqr %8.4f s | bound %8.4f (hqr/bound %.2f) | hqr-cpu %8.4f | check %.1e %.1e\n",
+                cs.name.c_str(), m, n, p, j, t_hqr.s, t_bound, t_hqr.s / t_bound, t_cpu, res, orth);
     std::fflush(stdout);
     return;
   }
@@ -393,6 +405,7 @@ void run_case(const Case &cs, const Base &b, int reps, int threads, const Qrupda
   if (addrows)
     std::printf(" | trmm %8.4f (%.0f GFLOP/s; hqr/trmm %.2f)", t_trmm, 1e-9 * double(m) * n * n / t_trmm,
                 t_hqr.s / t_trmm);
+  if (addcols) std::printf(" | hqr-cpu %8.4f (x %6.2f)", t_cpu, t_cpu / t_hqr.s);
   std::printf(" | refactor-hqr %8.4f%s (x %6.2f)", t_ref.s, t_ref.once ? " 1x" : "", t_ref.s / t_hqr.s);
   if (qru.inc)
     std::printf(" | qrupdate %9.3f (S=%d, x %7.1f)", t_qru, steps, t_qru / t_hqr.s);

@@ -5,7 +5,7 @@
 # (make; the test programs and build/bench_potrf) and the packages from
 # scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
-# GPU_CHECK_TAR=file also packs the logs into one file. GPU_CHECK_PARTS (default "suite node node-qr ooc ooc-inverse oom large panel faults qrupd blas3 mpi sanitizer") picks parts,
+# GPU_CHECK_TAR=file also packs the logs into one file. GPU_CHECK_PARTS (default "suite node node-qr ooc ooc-inverse oom large panel faults qrupd qrupd-econ blas3 mpi sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time. GPU_CHECK_QRUPD_FAULTS
 # adds HQR_FAULT points to part qrupd's four (e.g. "sync:27 copy:51", where
 # Q's last rows of an update are finished on the CPU). Part node-qr's fault
@@ -20,7 +20,7 @@ export HQR_REFERENCE_LAPACK=$hqr_lib/lapack/liblapack.so.3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}  # Debian's 0.3.21 misdetects Sapphire Rapids
 nvidia-smi -L | tee "$out/device.txt"
 fail=0
-parts=${GPU_CHECK_PARTS:-suite node node-qr ooc ooc-inverse oom large panel faults qrupd blas3 mpi sanitizer}
+parts=${GPU_CHECK_PARTS:-suite node node-qr ooc ooc-inverse oom large panel faults qrupd qrupd-econ blas3 mpi sanitizer}
 part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 tests=$(ls build/test/test_* 2>/dev/null)
 
@@ -407,6 +407,33 @@ for t in test_qrupd test_qrupd_complex; do
     echo "$t HQR_FAULT=$f: $r ($fired calls fell back)"
   done
 done
+fi
+
+if part qrupd-econ; then
+# The economy form's addcols on the GPU (qrupd_econ.cu), s, d, c and z: the
+# whole test with every size sent there (the tall shapes must end on the
+# GPU; the others may decline to the CPU's Gram-Schmidt), injected faults
+# before R is written (the CPU redoes the update) and while Q's rows stream
+# out (the CPU finishes the rows left: "Q's last rows"), compute-sanitizer.
+echo "== economy QR updates"
+HQR_GPU_MIN_N=0 HQR_VERBOSE=1 timeout 200 build/test/test_qrupd_econ >"$out/qrupd_econ.log" 2>&1 || fail=1
+echo "test_qrupd_econ: $(tail -n 1 "$out/qrupd_econ.log"), $(grep -c 'addcols_econ.*path=gpu-update' "$out/qrupd_econ.log") addcols on the GPU," \
+     "$(grep -c 'addcols_econ.*path=cpu-update' "$out/qrupd_econ.log") on the CPU"
+finished=0
+for f in alloc copy:2 kernel:3 sync:2 sync:5 sync:6 sync:17 kernel:40 copy:40 ${GPU_CHECK_ECON_FAULTS:-}; do
+  log="$out/qrupd_econ-fault-$f.log"
+  HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='addcols_*' timeout 100 build/test/test_qrupd_econ >"$log" 2>&1
+  rc=$?
+  back=$(grep -cE "addcols_econ.*path=cpu-update \((CUDA error|GPU out of memory)" "$log")
+  rows=$(grep -c "Q's last rows updated on the CPU" "$log")
+  finished=$((finished + rows))
+  if [ $rc = 0 ] && [ $((back + rows)) -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "test_qrupd_econ HQR_FAULT=$f: $r ($back calls redone on the CPU, $rows with Q's last rows finished there)"
+done
+[ "$finished" -gt 0 ] || { echo "no fault landed while Q's rows streamed: FAILED"; fail=1; }
+HQR_GPU_MIN_N=0 HQR_TEST_FILTER='addcols_d' timeout 300 compute-sanitizer --tool memcheck --error-exitcode 99 \
+    build/test/test_qrupd_econ >"$out/sanitizer-qrupd_econ.log" 2>&1 || fail=1
+grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-qrupd_econ.log" | tail -n 3
 fi
 
 if part blas3; then

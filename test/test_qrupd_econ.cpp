@@ -10,7 +10,9 @@
 // the blocked passes over Q on several threads with ragged row ranges,
 // storage past the factors never written, every illegal argument in order
 // (M < N+P for ADDCOLS_ECON among them), LWORK = -1, and 200 alternating
-// updates without drift.
+// updates without drift. With HQR_GPU_MIN_N=0 on a GPU machine, adding
+// columns to tall Q must end on the GPU path (kAddcolsGpu; the other shapes
+// may decline to the CPU, and every answer is checked the same way).
 #include "qrupd_testing.hpp"
 
 namespace {
@@ -47,8 +49,11 @@ template <class T> Matrix<T> new_columns(const Matrix<T> &a, lint p, Dep dep) {
 
 // ADDCOLS_ECON on the factors of a with the columns u0 inserted before j;
 // returns R (n+p)-by-(n+p) in its storage.
+// With gpu_path, the call must end on the GPU (testing::GpuPathCheck: with
+// HQR_GPU_MIN_N=0 and a GPU).
 template <class T>
-Matrix<T> addcols_of(const Matrix<T> &a, const Matrix<T> &u0, lint j, lint pad, bool opt, const char *ctx) {
+Matrix<T> addcols_of(const Matrix<T> &a, const Matrix<T> &u0, lint j, lint pad, bool opt, const char *ctx,
+                     bool gpu_path = false) {
   const lint m = a.m, n = a.n, p = u0.n;
   // Q m-by-n in (m+pad)-by-(n+p+1) storage, R n-by-n in (n+p+pad)-by-(n+p+1).
   Factors<T> f = factor(a, n, m + pad, n + p + 1, n + p + pad, n + p + 1);
@@ -61,7 +66,9 @@ Matrix<T> addcols_of(const Matrix<T> &a, const Matrix<T> &u0, lint j, lint pad, 
     return addcols_econ<T>(m, n, p, j, f.q.ptr(), f.q.ld, f.r.ptr(), f.r.ld, u.ptr(), u.ld, w, lwork);
   };
   std::vector<T> w = workspace<T>(call, opt, lwmin_addcols_econ(m, n, p));
+  const testing::GpuPathCheck path;
   assert_int_equal(call(lint(w.size()), w.data()), 0);
+  if (gpu_path) path.expect(m, m, ctx);
   check_qr(f.q, f.r, n + p, insert_cols(a, u0, j - 1), ctx);
   assert_rows_kept(f.q, f0.q, m, n + p + 1, ctx);
   assert_rows_kept(f.r, f0.r, n + p, n + p + 1, ctx);
@@ -70,12 +77,13 @@ Matrix<T> addcols_of(const Matrix<T> &a, const Matrix<T> &u0, lint j, lint pad, 
   return f.r;
 }
 
-template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, bool opt, Dep dep = Dep::none) {
+template <class T>
+void run_addcols(lint m, lint n, lint p, lint j, lint pad, bool opt, Dep dep = Dep::none, bool gpu_path = false) {
   char ctx[128];
   std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s u=%s", xname<T>("QRUPD_ADDCOLS_ECON"), int(m),
                 int(n), int(p), int(j), int(pad), opt ? "opt" : "min", dep_name(dep));
   const Matrix<T> a = testing::random_matrix<T>(m, n), u0 = new_columns(a, p, dep);
-  addcols_of(a, u0, j, pad, opt, ctx);
+  addcols_of(a, u0, j, pad, opt, ctx, gpu_path);
 }
 
 template <class T>
@@ -176,9 +184,18 @@ const Shape kAddrows[] = {
     {5, 5, 7, 6}, {1, 1, 1, 1}, {0, 0, 2, 1},   {6, 0, 2, 3},   {90, 70, 40, 31}, {80, 40, 1, 81},
 };
 
+// Tall Q, random U: the GPU path's CholeskyQR2 never declines there, so
+// with HQR_GPU_MIN_N=0 each call must end on the GPU (J = 1, inside, N+1;
+// N = 0; P past 64; odd M).
+const Shape kAddcolsGpu[] = {
+    {3001, 40, 10, 1}, {3001, 40, 10, 17}, {3001, 40, 10, 41}, {2000, 0, 5, 1},
+    {4200, 8, 3, 4},   {5003, 100, 70, 50}, {2500, 60, 1, 61},
+};
 template <class T> void addcols_shapes() {
   for (const Shape &s : kAddcols)
     for (bool opt : {false, true}) run_addcols<T>(s.m, s.n, s.p, s.j, opt ? 0 : 2, opt);
+  for (const Shape &s : kAddcolsGpu)
+    for (bool opt : {false, true}) run_addcols<T>(s.m, s.n, s.p, s.j, opt ? 0 : 3, opt, Dep::none, true);
 }
 template <class T> void delcols_shapes() {
   for (const Shape &s : kDelcols)

@@ -1037,16 +1037,15 @@ template <class T> bool cholesky_and_inverse(idx p, T *a, T *ainv, T *work) {
 // range (||Rc^-1|| <= sqrt(2), Kahan's criterion for the block: Qn
 // orthogonal to Q to working precision with one projection; its errors
 // grow with ||Rc^-1||^2); otherwise false, with U as it came, for the block
-// Gram-Schmidt. U is only read (U1 lives in the passes' scratch).
-template <class T>
-bool addcols_econ_cholqr2(idx m, idx n, idx p, const T *q, idx ldq, T *blk, idx ldr, const T *u, idx ldu,
-                          const AddcolsEconWork<T> &w, const RowScratch<T> &scratch) {
+// Gram-Schmidt. U is only read (U1 lives in the passes' scratch). In
+// parts, so that a device can make the passes (AddcolsEconHost):
+//
+// CholeskyQR2's first step: w.r1 holds G1 = U^H*U on entry; on true, R1
+// (its Cholesky factor) and R1^-1 in w.r1inv, U well conditioned enough
+// with its columns scaled (kappa below 1/(16*sqrt(eps))).
+template <class T> bool cholqr2_r1(idx p, const AddcolsEconWork<T> &w) {
   using R = real_of<T>;
-  const idx np = n + p;
   const R eps = std::numeric_limits<R>::epsilon();
-  // G1 = U^H*U (a pass over U), R1 its Cholesky factor, and R1's condition
-  // with U's columns scaled to 1.
-  econ_gram<T>(m, 0, p, nullptr, 1, u, ldu, nullptr, w.r1, scratch);
   if (!cholesky_and_inverse(p, w.r1, w.r1inv, w.spare)) return false;
   std::vector<R> scale;  // U's column norms, then their inverses
   try {
@@ -1061,11 +1060,16 @@ bool addcols_econ_cholqr2(idx m, idx n, idx p, const T *q, idx ldq, T *blk, idx 
     inv[c] = R(1) / norms[c];
   }
   const R kappa = tri_norm2_bound<T>(p, w.r1, p, inv, nullptr) * tri_norm2_bound<T>(p, w.r1inv, p, nullptr, norms);
-  if (!(kappa <= R(1) / (16 * std::sqrt(eps)))) return false;
+  return kappa <= R(1) / (16 * std::sqrt(eps));
+}
 
-  // W = Q^H*U1 and G2 = U1^H*U1, U1 = U*R1^-1: a pass over Q and U. G2
-  // within 1/2 of I (Gershgorin), then R2.
-  econ_gram<T>(m, n, p, q, ldq, u, ldu, w.r1inv, w.wg, scratch);
+// CholeskyQR2's second step and the projection: w.wg holds [W; G2] =
+// [Q U1]^H*U1 (U1 = U*R1^-1) on entry; on true, R's inserted block (rows
+// 0..n+p-1 of blk) and F in w.f.
+template <class T> bool cholqr2_block(idx n, idx p, T *blk, idx ldr, const AddcolsEconWork<T> &w) {
+  using R = real_of<T>;
+  const idx np = n + p;
+  // G2 within 1/2 of I (Gershgorin), then R2.
   const T *g2 = w.wg + n;
   for (idx i = 0; i < p; ++i) {
     R off = 0;
@@ -1098,6 +1102,17 @@ bool addcols_econ_cholqr2(idx m, idx n, idx p, const T *q, idx ldq, T *blk, idx 
   }
   if (n > 0) blas::trmm<T>('R', 'U', 'N', 'N', lint(n), lint(p), T(1), w.r1, lint(p), blk, lint(ldr));
   return true;
+}
+
+// The passes over U and Q of CholeskyQR2 (econ_gram), its steps between
+// them on the small matrices.
+template <class T>
+bool addcols_econ_cholqr2(idx m, idx n, idx p, const T *q, idx ldq, T *blk, idx ldr, const T *u, idx ldu,
+                          const AddcolsEconWork<T> &w, const RowScratch<T> &scratch) {
+  econ_gram<T>(m, 0, p, nullptr, 1, u, ldu, nullptr, w.r1, scratch);
+  if (!cholqr2_r1(p, w)) return false;
+  econ_gram<T>(m, n, p, q, ldq, u, ldu, w.r1inv, w.wg, scratch);
+  return cholqr2_block(n, p, blk, ldr, w);
 }
 
 // addcols_econ's Givens passes on R (the n+p-by-n+p, its inserted block
@@ -1163,6 +1178,60 @@ void qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T 
   zero_lower(np, j0, r, ldr);
   const Passes<T> ps{p, lo, hi, w.cs, w.sn, std::max<idx>(1, n)};
   econ_rotate<T>(m, n, p, j0, q, ldq, formed_later ? u : nullptr, ldu, w.r1inv, w.wg, np, w.f, ps, scratch);
+}
+
+// ---- the economy addcols' host steps for a device (qrupd.hpp) ----------------
+
+template <class T>
+AddcolsEconHost<T>::AddcolsEconHost(lint n, lint p, lint j0, int threads)
+    : n_(n), p_(p), j0_(j0), threads_(threads),
+      work_(std::size_t(qrupd_addcols_econ_lwopt(n + p, n, p))),
+      r_(std::size_t(n + p) * std::size_t(n + p)),
+      rot_(std::size_t(n + p - j0) * std::size_t(n + p)),
+      bounds_(2 * std::size_t(p)) {}
+
+namespace {
+template <class T> AddcolsEconWork<T> econ_work(lint n, lint p, std::vector<T> &work) {
+  return AddcolsEconWork<T>(n, p, work.data() + addcols_econ_cgs_lwork(n, p));
+}
+}  // namespace
+
+template <class T> T *AddcolsEconHost<T>::gram1() { return econ_work(n_, p_, work_).r1; }
+template <class T> const T *AddcolsEconHost<T>::r1inv() { return econ_work(n_, p_, work_).r1inv; }
+template <class T> T *AddcolsEconHost<T>::gram2() { return econ_work(n_, p_, work_).wg; }
+template <class T> const T *AddcolsEconHost<T>::f() { return econ_work(n_, p_, work_).f; }
+template <class T> bool AddcolsEconHost<T>::factor_gram1() { return cholqr2_r1(idx(p_), econ_work(n_, p_, work_)); }
+
+template <class T> bool AddcolsEconHost<T>::finish(const T *r, lint ldr) {
+  const idx n = n_, p = p_, j0 = j0_, np = n + p, k = np - j0;
+  const AddcolsEconWork<T> w = econ_work(n_, p_, work_);
+  T *rn = r_.data();
+  for (idx c = 0; c < n; ++c) std::copy(r + c * ldr, r + c * ldr + c + 1, rn + c * np);
+  zero_lower(np, n, rn, np);
+  shift_columns(np, j0, n - j0, p, rn, np);  // the gap, as the CPU path opens it
+  if (!cholqr2_block(n, p, rn + j0 * np, np, w)) return false;
+  idx *lo = bounds_.data(), *hi = lo + p;
+  addcols_econ_givens(n, p, j0, rn, np, w.cs, w.sn, lo, hi);
+  zero_lower(np, j0, rn, np);
+  // The rotations' product: econ_rotate applied to the rows of [0 I]
+  // (k-by-n+p, the identity in columns j0..), whose columns j0.. become M.
+  T *e = rot_.data();
+  std::fill(rot_.begin(), rot_.end(), T(0));
+  for (idx i = 0; i < k; ++i) e[i + (j0 + i) * k] = T(1);
+  const Passes<T> ps{p, lo, hi, w.cs, w.sn, std::max<idx>(1, n)};
+  const RowScratch<T> scratch(pass_threads(threads_, double(k) * double(np), kPassGrain), np, np * p, w.block);
+  econ_rotate<T>(k, n, p, j0, e, k, nullptr, 0, nullptr, nullptr, 0, nullptr, ps, scratch);
+  return true;
+}
+
+template <class T> void AddcolsEconHost<T>::finish_rows(lint rows, T *q, lint ldq, const T *u, lint ldu) {
+  if (rows <= 0) return;
+  const idx n = n_, p = p_, np = n + p;
+  const AddcolsEconWork<T> w = econ_work(n_, p_, work_);
+  const idx *lo = bounds_.data(), *hi = lo + p;
+  const Passes<T> ps{p, lo, hi, w.cs, w.sn, std::max<idx>(1, n)};
+  const RowScratch<T> scratch(pass_threads(threads_, double(rows) * double(np), kPassGrain), np, np * p, w.block);
+  econ_rotate<T>(rows, n, p, j0_, q, ldq, u, ldu, w.r1inv, w.wg, np, w.f, ps, scratch);
 }
 
 template <class T>
@@ -1321,7 +1390,8 @@ void qrupd_delrows_refactor(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_
   template void qrupd_delrows_refactor<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *);                  \
   template void qrupd_addcols_econ<T>(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *, long, int); \
   template void qrupd_delcols_econ<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, long, int);      \
-  template void qrupd_addrows_econ<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *, int);
+  template void qrupd_addrows_econ<T>(bool, lint, lint, lint, lint, T *, lint, T *, lint, T *, lint, T *, int); \
+  template class AddcolsEconHost<T>;
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)

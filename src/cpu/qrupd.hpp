@@ -27,6 +27,9 @@
 // are 0-based. Workspace sizes are in elements.
 #pragma once
 
+#include <cstddef>
+#include <vector>
+
 #include "host/common.hpp"
 
 namespace hqr::cpu {
@@ -108,6 +111,41 @@ long qrupd_addrows_econ_lwork(bool wantq, lint m, lint n, lint p);
 template <class T>
 void qrupd_addcols_econ(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu, T *work,
                         long lwork, int threads);
+// addcols' blocked path (CholeskyQR2 of U, one projection against Q, the
+// Givens passes on R) for a device that makes the passes over Q and U
+// itself (src/cuda/qrupd_econ.cu) and hands back their small results:
+//   1. gram1() (p-by-p, ld p) := U^H*U; factor_gram1(): R1, r1inv();
+//   2. gram2() ((n+p)-by-p, ld n+p) := [Q U1]^H*U1 with U1 = U*R1^-1;
+//      finish(r, ldr) reads the caller's R: new_r() ((n+p)-by-(n+p), ld
+//      n+p, zeros below the diagonal) is the new R, and with Qn = (U1 -
+//      Q*W)*f() (W: gram2()'s first n rows, f() p-by-p, ld p) the new
+//      Q(:, j0:n+p-1) = [Q Qn](:, j0:n+p-1) * rotation() (k-by-k, ld k,
+//      k = n+p-j0).
+// false from either step: the blocked path declines (U ill conditioned or
+// too close to Q's range) and the CPU's qrupd_addcols_econ must run the
+// whole update. finish_rows() updates rows of the caller's Q (still the
+// input, their U beside them) as the CPU's pass does, for rows the device
+// did not deliver. Allocates (std::bad_alloc).
+template <class T> class AddcolsEconHost {
+ public:
+  AddcolsEconHost(lint n, lint p, lint j0, int threads);
+  T *gram1();
+  bool factor_gram1();
+  const T *r1inv();
+  T *gram2();
+  bool finish(const T *r, lint ldr);
+  const T *new_r() const { return r_.data(); }
+  const T *f();
+  const T *rotation() const { return rot_.data() + std::size_t(j0_) * std::size_t(n_ + p_ - j0_); }
+  void finish_rows(lint rows, T *q, lint ldq, const T *u, lint ldu);
+
+ private:
+  lint n_, p_, j0_;
+  int threads_;
+  std::vector<T> work_, r_, rot_;
+  std::vector<std::ptrdiff_t> bounds_;
+};
+
 // Delete columns j0..j0+p-1 (p >= 1): r(1:n-p,1:n-p), with wantq q(1:m,1:n-p).
 template <class T>
 void qrupd_delcols_econ(bool wantq, lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *work,

@@ -99,6 +99,14 @@ template <class T> Result qrupd_delrows(lint m, lint n, lint p, lint j0, T *q, l
 // `resume` counts the trailing rows that came back.
 template <class T>
 Result qrupd_addrows_q(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu);
+// The economy form's addcols (qrupd_econ.cu; Q m-by-n, m >= n+p, P >= 1),
+// likewise: `ran` false leaves every array as it came (also where the CPU's
+// blocked path would decline: the CPU then runs the whole update); R is
+// written first, then Q's rows stream; rows that did not come back are
+// updated by the CPU (`ran` true, `why` says so, `resume` counts the rows
+// that came back). U is only read.
+template <class T>
+Result qrupd_addcols_econ(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu);
 
 // Hybrid QR factorization, host memory in and out (geqrf_hybrid.cu): A and
 // tau exactly as LAPACK's xGEQRF leaves them (info is always 0). `resume`

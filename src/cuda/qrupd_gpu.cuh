@@ -311,7 +311,12 @@ template <class T> class Update {
       return 0;
     }
     const int nb = config::nb();  // HQR_NB: tests take several blocks at small orders
-    const idx per = std::min({nrows, nb > 0 ? idx(nb) : kBlockRows, idx(half / row_bytes)});  // rows a block
+    // Narrow rows (the economy form's Q: a few hundred columns) take blocks
+    // of a slot's bytes rather than kBlockRows rows: at 1024 rows of 210
+    // doubles, the per-block waits and hand-offs held 1,000,000 rows to 14.6
+    // GB/s (H200, bench/results/update-econ-NVIDIA-H200-2026-12-03.txt).
+    const idx tall = std::max(kBlockRows, idx(Context::kSlotBytes / row_bytes));
+    const idx per = std::min({nrows, nb > 0 ? idx(nb) : tall, idx(half / row_bytes)});  // rows a block
     const idx tc = std::min(ncols, idx(Context::kSlotBytes / (std::size_t(per) * sizeof(T))));  // columns a tile
     const idx tiles_per = (ncols + tc - 1) / tc, blocks = (nrows + per - 1) / per, tiles = blocks * tiles_per;
     auto slot = [&](idx t) -> StagingSlot & { return c_.download_slots[t % Context::kSlots]; };

@@ -43,6 +43,9 @@ template <class T> Result qrupd_addrows(lint, lint, lint, T *, lint, T *, lint) 
 template <class T> Result qrupd_addcols(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint) {
   return {false, 0, "built without CUDA", 0};
 }
+template <class T> Result qrupd_addcols_econ(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint) {
+  return {false, 0, "built without CUDA", 0};
+}
 template <class T> Result qrupd_delrows(lint, lint, lint, lint, T *, lint, T *, lint) {
   return {false, 0, "built without CUDA", 0};
 }
@@ -52,6 +55,7 @@ template <class T> Result qrupd_addrows_q(lint, lint, lint, lint, T *, lint, T *
 #define HQR_INSTANTIATE(T)                                                                    \
   template Result qrupd_addrows_q(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint); \
   template Result qrupd_addcols(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint);   \
+  template Result qrupd_addcols_econ(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint); \
   template Result qrupd_delrows(lint, lint, lint, lint, T *, lint, T *, lint);              \
   template Result qrupd_delcols(bool, lint, lint, lint, lint, T *, lint, T *, lint);        \
   template Result qrupd_addrows(lint, lint, lint, T *, lint, T *, lint);

@@ -48,6 +48,7 @@
 #include "dispatch.hpp"
 #include "lwork.hpp"
 #include "trace.hpp"
+#include "update_gpu.hpp"
 
 namespace hqr {
 namespace {
@@ -111,39 +112,6 @@ Plan plan(double update, double refactor, long lwmin, long update_lwopt, long re
 const char *path_name(bool refactor) { return refactor ? "cpu-refactor" : "cpu-update"; }
 
 // ---- GPU or CPU ------------------------------------------------------------------
-
-// HQR_GPU_MIN_N forces the GPU from that size (max(M,N)) on; otherwise the
-// estimated times decide.
-struct GpuChoice {
-  bool gpu;
-  const char *why;  // why the CPU runs
-};
-GpuChoice gpu_choice(long size, double t_cpu, double t_gpu) {
-  const long forced = config::gpu_min_n();
-  if (forced >= 0) {
-    if (size < forced) return {false, "below HQR_GPU_MIN_N"};
-  } else if (t_gpu >= t_cpu) {
-    return {false, "the CPU is faster at this size"};
-  }
-  // Not yet started, a call quicker on the CPU than the GPU's start runs there.
-  if (const GpuGate g = gpu_gate(t_cpu); !g.open) return {false, g.why};
-  return {true, nullptr};
-}
-
-// Runs `run` (a GPU update) where `g` chose the GPU. True when it ran: the
-// trace says gpu-update (with its note where the CPU finished a part of Q)
-// and WORK(1) holds lwopt. Otherwise g says why the CPU runs instead.
-template <class T, class Run> bool ran_on_gpu(GpuChoice &g, Trace &trace, T *work, long lwopt, Run &&run) {
-  if (!g.gpu) return false;
-  const gpu::Result res = run();
-  if (res.ran) {
-    trace.path("gpu-update", res.why);
-    work[0] = lwork_value<T>(lwopt);
-    return true;
-  }
-  g = {false, res.why};
-  return false;
-}
 
 // Rates fitted to bench/results/update-NVIDIA-H200-2026-11-22.txt (16
 // host cores): the CPU's direct reflector kernels (one core) and its

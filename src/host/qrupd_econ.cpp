@@ -10,17 +10,24 @@
 // adding rows) and runs the CPU kernels of src/cpu/qrupd.cpp. INFO > 0 is
 // never returned. Deleting rows needs the full Q (xQRUPD_DELROWS).
 //
-// CPU only: the GPU updates (src/cuda/qrupd_cols.cu, qrupd_rows.cu) have no
-// economy form; for the tall Q the form is for, a GPU path would move Q
-// over the host link both ways, and the CPU's passes over Q (all cores,
-// HQR_CPU_THREADS) are faster or as fast (bench/results/README.md,
-// "Economy-form updates"). HQR_VERBOSE says path=cpu-update.
+// Adding columns runs on the GPU where its cost model says so (or from
+// HQR_GPU_MIN_N on): src/cuda/qrupd_econ.cu makes the CPU's blocked path's
+// passes over Q and U on the device, where the tall Q crosses the host
+// link once each way instead of being read twice and written once by the
+// cores while they rotate it (bench/results/update-econ-*.txt). Where its
+// CholeskyQR2 declines (U ill conditioned or close to Q's range) or the GPU
+// fails before R is written, the CPU runs the whole update. Deleting
+// columns and adding rows stay on the CPU: the first is within 1.3x of
+// the host's bound there, and the second's GPU estimate (Q both ways) is
+// no better than its CPU time. HQR_VERBOSE says path=gpu-update or
+// path=cpu-update and why.
 #include <algorithm>
 
 #include "config.hpp"
 #include "cpu/qrupd.hpp"
 #include "lwork.hpp"
 #include "trace.hpp"
+#include "update_gpu.hpp"
 
 namespace hqr {
 namespace {
@@ -31,6 +38,21 @@ char jobq_char(const char *jobq) { return lsame(jobq, 'U') ? 'U' : 'N'; }
 double addcols_econ_flops(double m, double n, double p, double j0) {
   const double tail = n - j0;
   return 8 * m * n * p + 8 * m * p * p + p * tail * (6 * m + 3 * tail);
+}
+// The economy addcols' times for the choice: the CPU's blocked path at
+// the rate of bench/results/update-econ-NVIDIA-H200-2026-12-02.txt (16
+// cores: 180 GFLOP/s at J = 1, 160 at J = N+1); the GPU's, Q and U up and
+// Q's columns J.. down through the staging at 40 GB/s (54.6 measured on
+// the H200 host, less the copies' start), a call's fixed cost, and the
+// flops at a level-3 rate.
+constexpr double kCpuEconRate = 160e9, kEconLink = 40e9, kEconCall = 1e-3, kEconGpuRate = 10e12;
+template <class T> double addcols_econ_cpu_time(double m, double n, double p, double j0) {
+  return (is_complex<T> ? 4.0 : 1.0) * addcols_econ_flops(m, n, p, j0) / kCpuEconRate;
+}
+template <class T> double addcols_econ_gpu_time(double m, double n, double p, double j0) {
+  const double bytes = sizeof(T) * m * (2 * (n + p) - j0);
+  const double flops = (is_complex<T> ? 4.0 : 1.0) * (4 * m * (n + p) * p + 2 * m * (n + p - j0) * (n + p - j0));
+  return kEconCall + bytes / kEconLink + flops / kEconGpuRate;
 }
 double delcols_econ_flops(bool wantq, double m, double n, double p, double j0) {
   const double cols = std::max(0.0, std::min(n - p, n - 1) - j0);
@@ -74,7 +96,11 @@ void qrupd_addcols_econ(const lint *m, const lint *n, const lint *p, const lint 
 
   Trace trace(name, addcols_econ_flops(*m, *n, *p, *j - 1));
   trace.args("m=%ld n=%ld p=%ld j=%ld", long(*m), long(*n), long(*p), long(*j));
-  trace.path("cpu-update", "GPU path for the economy form: not yet");
+  GpuChoice g = gpu_choice(*m, addcols_econ_cpu_time<T>(*m, *n, *p, *j - 1), addcols_econ_gpu_time<T>(*m, *n, *p, *j - 1));
+  if (ran_on_gpu<T>(g, trace, work, lwopt,
+                    [&] { return gpu::qrupd_addcols_econ(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu); }))
+    return;
+  trace.path("cpu-update", g.why);
   cpu::qrupd_addcols_econ(*m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work, *lwork, config::cpu_threads());
   work[0] = lwork_value<T>(lwopt);
 }
@@ -112,7 +138,7 @@ void qrupd_delcols_econ(const char *jobq, const lint *m, const lint *n, const li
 
   Trace trace(name, delcols_econ_flops(wantq, *m, *n, *p, *j - 1));
   trace.args("jobq=%c m=%ld n=%ld p=%ld j=%ld", jobq_char(jobq), long(*m), long(*n), long(*p), long(*j));
-  trace.path("cpu-update", "GPU path for the economy form: not yet");
+  trace.path("cpu-update", "the economy form deletes columns on the CPU only");
   cpu::qrupd_delcols_econ(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, work, *lwork, config::cpu_threads());
   work[0] = lwork_value<T>(lwopt);
 }
@@ -152,7 +178,7 @@ void qrupd_addrows_econ(const char *jobq, const lint *m, const lint *n, const li
 
   Trace trace(name, addrows_econ_flops(wantq, *m, *n, *p));
   trace.args("jobq=%c m=%ld n=%ld p=%ld j=%ld", jobq_char(jobq), long(*m), long(*n), long(*p), long(*j));
-  trace.path("cpu-update", "GPU path for the economy form: not yet");
+  trace.path("cpu-update", "the economy form adds rows on the CPU only");
   cpu::qrupd_addrows_econ(wantq, *m, *n, *p, *j - 1, q, *ldq, r, *ldr, u, *ldu, work, config::cpu_threads());
   work[0] = lwork_value<T>(lwmin);
 }

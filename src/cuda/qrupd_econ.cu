@@ -1,0 +1,165 @@
+// The GPU side of xQRUPD_ADDCOLS_ECON (s, d, c, z; Q with orthonormal
+// columns, conjugate transposes for c and z), host memory in and out: the
+// CPU's blocked path (src/cpu/qrupd.cpp: CholeskyQR2 of U, one projection
+// against Q, the Givens passes on R) with its passes over Q and U made on
+// the device. On the host the tall Q is read twice and written once by
+// cores that also rotate it (2.7x the host's memory bound at 1,000,000 x
+// 200 on the H200 host); here it crosses the link once each way and the
+// device's passes over it take milliseconds.
+//   [Q U] go up once (m-by-n+p: U beside Q's n columns);
+//   G1 = U^H*U comes back: R1 on the host (cpu::AddcolsEconHost);
+//   U1 = U*R1^-1 in place; [W; G2] = [Q U1]^H*U1 comes back: the host forms
+//   the new R, F, and the Givens passes' product M (k-by-k, k = n+p-j0);
+//   Qn = (U1 - Q*W)*F in place of U1;
+//   the new Q(:, j0:n+p-1) = [Q Qn](:, j0:n+p-1)*M, one group of rows ahead
+//   of the group leaving (Update::stream_rows); for j0 = n there are no
+//   passes and Qn is the new columns.
+// One gemm with M (2*m*k^2 flops) replaces the passes' rotations: on the
+// device the flops are free beside the transfers, and the rows come out in
+// whole groups.
+// Until R is written nothing of the caller's changes: where CholeskyQR2
+// declines (U ill conditioned or too close to Q's range, where the CPU's
+// block Gram-Schmidt runs), a step fails or memory is short, `ran` is false
+// and the CPU runs the update. After R, the update completes: rows of Q
+// that did not come back are updated by the CPU's own pass (finish_rows),
+// from the caller's Q and U, both still the input in those rows.
+#include <algorithm>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "cpu/qrupd.hpp"
+#include "cuda/blas.cuh"
+#include "cuda/qrupd_gpu.cuh"
+
+namespace hqr::gpu {
+namespace {
+
+// C = A^H*B (A m-by-ca, B m-by-cb; C ca-by-cb, ld ca) for m in the
+// millions and ca*cb small: one gemm of that shape leaves most of the GPU
+// idle (a few output tiles, each a dot product of m terms), so the rows go
+// in chunks of kChunk as one strided batch of partial products, summed by
+// a product with ones(chunks). parts: ca*cb*chunks(m), ones: chunks(m)
+// ones.
+constexpr idx kChunk = 16384;
+inline idx chunks(idx m) { return m / kChunk; }
+template <class T>
+bool gram(Update<T> &u, idx m, idx ca, idx cb, const T *a, idx lda, const T *b, idx ldb, T *c, T *parts,
+          const T *ones) {
+  cublasHandle_t h = u.c_.blas;
+  const T one(1), zero(0);
+  const idx nc = chunks(m), rest = m - nc * kChunk, cc = ca * cb;
+  if (nc < 2)
+    return u.check(blas::gemm(h, blas::op_c<T>(), CUBLAS_OP_N, ca, cb, m, one, a, lda, b, ldb, zero, c, ca),
+                   Point::kernel);
+  return u.check(blas::gemm_batched(h, blas::op_c<T>(), CUBLAS_OP_N, ca, cb, kChunk, one, a, lda, kChunk, b, ldb,
+                                    kChunk, zero, parts, ca, cc, nc),
+                 Point::kernel) &&
+         u.check(blas::gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, cc, 1, nc, one, parts, cc, ones, nc, zero, c, cc),
+                 Point::kernel) &&
+         (rest == 0 || u.check(blas::gemm(h, blas::op_c<T>(), CUBLAS_OP_N, ca, cb, rest, one, a + nc * kChunk, lda,
+                                          b + nc * kChunk, ldb, one, c, ca),
+                               Point::kernel));
+}
+
+}  // namespace
+
+template <class T>
+Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *uh, lint ldu_) {
+  const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_, np = n + p, k = np - j0;
+  static constexpr char kDeclined[] = "U ill conditioned or close to Q's range: the CPU's block Gram-Schmidt";
+  Context *ctx = context();
+  if (!ctx) return {false, 0, context_error(), 0};
+  std::unique_ptr<cpu::AddcolsEconHost<T>> host;
+  try {
+    host.reset(new cpu::AddcolsEconHost<T>(n_, p_, j0_, config::cpu_threads()));
+  } catch (const std::bad_alloc &) {
+    return {false, 0, "out of host memory", 0};
+  }
+  const std::vector<Piece> qin = pieces(0, 0, n, sizeof(T), [&](idx) { return m; });
+  const std::vector<Piece> uin = pieces(0, 0, p, sizeof(T), [&](idx) { return m; });
+  return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
+    Context &c = u.c_;
+    const bool rotate = j0 < n;  // else no passes: Qn is Q's new columns
+    const std::size_t mq = std::size_t(m) * np, mo = rotate ? std::size_t(m) * k : 0;
+    const std::size_t gw = std::size_t(np) * p, pp = std::size_t(p) * p, kk = std::size_t(k) * k;
+    const std::size_t nc = std::size_t(chunks(m)), parts = gw * nc;
+    if (!u.reserve(mq + mo, gw + 2 * pp + kk + parts + nc + 384) || !u.reserve_host(pp + gw + 128))
+      return {false, 0, u.why(), 0};
+    T *dQ = u.take_matrix(mq), *dO = rotate ? u.take_matrix(mo) : nullptr;
+    T *dU = dQ + std::size_t(n) * m;  // U, then U1, then Qn: Q's columns n..n+p-1
+    T *dG = u.take_work(gw), *dR1 = u.take_work(pp), *dF = u.take_work(pp), *dM = u.take_work(kk);
+    T *dParts = u.take_work(parts), *dOnes = u.take_work(nc);
+    T *hG1 = u.take_host(pp), *hG2 = u.take_host(gw);
+    const T one(1), zero(0);
+    const std::vector<T> ones(nc, one);
+    if (!u.upload(uin, uh, ldu, dU, m, 0, 0) ||
+        (nc > 0 && !u.check(cudaMemcpyAsync(dOnes, ones.data(), nc * sizeof(T), cudaMemcpyHostToDevice,
+                                            c.compute_stream),
+                            Point::copy)) ||
+        !u.upload(qin, q, ldq, dQ, m, 0, 0) || !u.check(cudaStreamSynchronize(c.upload_stream), Point::sync))
+      return {false, 0, u.why(), 0};
+    u.mark("uploaded");
+    // G1 = U^H*U (R1's Cholesky reads its upper triangle and the real
+    // parts of its diagonal).
+    if (!gram(u, m, p, p, dU, m, dU, m, dG, dParts, dOnes) ||
+        !u.check(cudaMemcpyAsync(hG1, dG, pp * sizeof(T), cudaMemcpyDeviceToHost, c.compute_stream), Point::copy) ||
+        !u.check(cudaStreamSynchronize(c.compute_stream), Point::sync))
+      return {false, 0, u.why(), 0};
+    std::copy(hG1, hG1 + pp, host->gram1());
+    if (!host->factor_gram1()) return {false, 0, kDeclined, 0};
+    // U1 = U*R1^-1 in place, then [W; G2] = [Q U1]^H*U1.
+    if (!u.check(cudaMemcpyAsync(dR1, host->r1inv(), pp * sizeof(T), cudaMemcpyHostToDevice, c.compute_stream),
+                 Point::copy) ||
+        !u.check(blas::trmm(c.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, p,
+                            one, dR1, p, dU, m, dU, m),
+                 Point::kernel) ||
+        !gram(u, m, np, p, dQ, m, dU, m, dG, dParts, dOnes) ||
+        !u.check(cudaMemcpyAsync(hG2, dG, gw * sizeof(T), cudaMemcpyDeviceToHost, c.compute_stream), Point::copy) ||
+        !u.check(cudaStreamSynchronize(c.compute_stream), Point::sync))
+      return {false, 0, u.why(), 0};
+    u.mark("projected");
+    std::copy(hG2, hG2 + gw, host->gram2());
+    if (!host->finish(r, ldr)) return {false, 0, kDeclined, 0};
+    // Qn = (U1 - Q*W)*F, W = dG's first n rows (what the host read); M up.
+    if ((n > 0 && !u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, p, n, T(-1), dQ, m, dG, np, one, dU, m),
+                           Point::kernel)) ||
+        !u.check(cudaMemcpyAsync(dF, host->f(), pp * sizeof(T), cudaMemcpyHostToDevice, c.compute_stream),
+                 Point::copy) ||
+        !u.check(blas::trmm(c.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, p,
+                            one, dF, p, dU, m, dU, m),
+                 Point::kernel) ||
+        (rotate && !u.check(cudaMemcpyAsync(dM, host->rotation(), kk * sizeof(T), cudaMemcpyHostToDevice,
+                                            c.compute_stream),
+                            Point::copy)))
+      return {false, 0, u.why(), 0};
+    // From here the update completes: R is final, Q's rows follow.
+    for (idx col = 0; col < np; ++col)
+      std::copy(host->new_r() + col * np, host->new_r() + (col + 1) * np, r + col * ldr);
+    const idx rows_done =
+        rotate ? u.stream_rows(dO, m, q + j0 * ldq, ldq, m, k, false,
+                               [&](idx r0, idx r1) {
+                                 return u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, r1 - r0, k, k, one,
+                                                           dQ + r0 + j0 * m, m, dM, k, zero, dO + r0, m),
+                                                Point::kernel);
+                               })
+               : u.stream_rows(dU, m, q + n * ldq, ldq, m, p, false, [](idx, idx) { return true; });
+    u.mark("Q streamed");
+    const char *why = nullptr;
+    if (rows_done < m) {
+      host->finish_rows(m - rows_done, q + rows_done, ldq, uh + rows_done, ldu);
+      why = "CUDA error: Q's last rows updated on the CPU";
+    }
+    return u.done("qrupd_addcols_econ", why, lint(rows_done));
+  });
+}
+
+#define HQR_INSTANTIATE(T) \
+  template Result qrupd_addcols_econ(lint, lint, lint, lint, T *, lint, T *, lint, T *, lint);
+HQR_INSTANTIATE(float)
+HQR_INSTANTIATE(double)
+HQR_INSTANTIATE(std::complex<float>)
+HQR_INSTANTIATE(std::complex<double>)
+#undef HQR_INSTANTIATE
+
+}  // namespace hqr::gpu
