@@ -33,9 +33,12 @@ constexpr long kMinGpuOrder = 256;
 // cuSOLVER on a pinned buffer, bench/results/potrf-NVIDIA-H200-2026-11-26b.txt):
 // its crossover is taken as this fraction of the measured (or shipped) one,
 // never below kMinGpuOrder. So it moves only where the crossover lies above
-// the smallest order (H200: the QR family's 384 to 288; potrf and the
-// inverses stay at 256). Only calls in between ask the driver (pinned.hpp).
-constexpr double kPinnedCrossover = 0.75;
+// the smallest order (H200: the QR family's 384 to 256; potrf and the
+// inverses stay at 256). At 0.75 (384 to 288) a pinned dgeqrf and dgels of
+// 256 stayed on the CPU, 1.3-2.6 ms against cuSOLVER's 0.7-0.8 on the same
+// pinned buffer (bench/results/pinned-NVIDIA-H200-2026-11-28.txt).
+// Only calls in between ask the driver (pinned.hpp).
+constexpr double kPinnedCrossover = 0.6;
 // The crossover is searched on these orders; past the last one the CPU is
 // never faster on a machine that has a data-centre GPU.
 constexpr long kProbeOrders[] = {256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192};
