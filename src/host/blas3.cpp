@@ -124,8 +124,8 @@ double triangle(double n) {
 // The GPUs when the cost model sends the call there and they ran it; the
 // next BLAS otherwise (gpu:: leaves C, or B, untouched when it did not run).
 template <class Gpu, class Cpu>
-void run(Trace &trace, char prec, double flops, double bytes, long min_dim, Gpu &&on_gpu, Cpu &&on_cpu) {
-  const Decision d = choose_blas3_path(prec, flops, bytes, min_dim);
+void run(Trace &trace, char prec, double flops, double bytes, Dims dims, Gpu &&on_gpu, Cpu &&on_cpu) {
+  const Decision d = choose_blas3_path(prec, flops, bytes, dims);
   if (d.path == Path::gpu) {
     const gpu::Result r = on_gpu();
     trace.devices(r.devices);
@@ -165,7 +165,7 @@ bool gemm(char transa, char transb, lint m, lint n, lint k, T alpha, const T *a,
              long(lda), long(ldb), long(ldc));
   const double bytes = sizeof(T) * (double(m) * k + double(k) * n + double(m) * n * (beta == T(0) ? 1 : 2));
   run(
-      trace, Prec<T>::letter, flops, bytes, std::min({m, n, k}),
+      trace, Prec<T>::letter, flops, bytes, Dims{std::min(m, n), k},
       [&] { return gpu::gemm<T>(gpu_op<T>(ta), gpu_op<T>(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); },
       [&] {
         if (beta == T(0)) scale(m, n, beta, c, ldc);
@@ -195,7 +195,7 @@ bool symm(char side, char uplo, lint m, lint n, T alpha, const T *a, lint lda, c
              long(ldc));
   const double bytes = sizeof(T) * (triangle(nrowa) + double(m) * n + double(m) * n * (beta == T(0) ? 1 : 2));
   run(
-      trace, Prec<T>::letter, flops, bytes, std::min(m, n),
+      trace, Prec<T>::letter, flops, bytes, Dims{std::min(m, n), nrowa},
       [&] { return gpu::symm<T>(s == 'L', u == 'U', Herm, m, n, alpha, a, lda, b, ldb, beta, c, ldc); },
       [&] {
         if (beta == T(0)) scale(m, n, beta, c, ldc);
@@ -226,7 +226,7 @@ bool syrk(char uplo, char trans, lint n, lint k, Scalar<T, Herm> alpha, const T 
   const double bytes = sizeof(T) * (double(n) * k + triangle(n) * (beta == Scalar<T, Herm>(0) ? 1 : 2));
   const char op = t == 'N' ? 'N' : Herm ? 'C' : 'T';
   run(
-      trace, Prec<T>::letter, flops, bytes, std::min(n, k),
+      trace, Prec<T>::letter, flops, bytes, Dims{n, k},
       [&] { return gpu::syrk<T>(u == 'U', op, Herm, n, k, T(alpha), a, lda, T(beta), c, ldc); },
       [&] {
         if (beta == S(0)) scale_triangle(u == 'U', n, T(0), c, ldc, Herm);
@@ -258,7 +258,7 @@ bool syr2k(char uplo, char trans, lint n, lint k, T alpha, const T *a, lint lda,
   const double bytes = sizeof(T) * (2.0 * n * k + triangle(n) * (beta == Scalar<T, Herm>(0) ? 1 : 2));
   const char op = t == 'N' ? 'N' : Herm ? 'C' : 'T';
   run(
-      trace, Prec<T>::letter, flops, bytes, std::min(n, k),
+      trace, Prec<T>::letter, flops, bytes, Dims{n, k},
       [&] { return gpu::syr2k<T>(u == 'U', op, Herm, n, k, alpha, a, lda, b, ldb, T(beta), c, ldc); },
       [&] {
         if (beta == S(0)) scale_triangle(u == 'U', n, T(0), c, ldc, Herm);
@@ -287,7 +287,7 @@ bool trmm(char side, char uplo, char transa, char diag, lint m, lint n, T alpha,
              long(ldb));
   const double bytes = sizeof(T) * (triangle(nrowa) + 2.0 * m * n);
   run(
-      trace, Prec<T>::letter, flops, bytes, std::min(m, n),
+      trace, Prec<T>::letter, flops, bytes, Dims{std::min(m, n), nrowa},
       [&] {
         return Solve ? gpu::trsm<T>(s == 'L', u == 'U', gpu_op<T>(t), d == 'U', m, n, alpha, a, lda, b, ldb)
                      : gpu::trmm<T>(s == 'L', u == 'U', gpu_op<T>(t), d == 'U', m, n, alpha, a, lda, b, ldb);

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "config.hpp"
 #include "crossover.hpp"
@@ -245,23 +246,32 @@ bool crossover_cache_written() { return crossovers().written(); }
 
 namespace hqr {
 
-// First version of the model, from the measured rates (H100 host): the GPU
-// path costs its setup plus the larger of its link time and its compute
-// time (the two overlap), the CPU its compute time alone. The rates are
-// conservative so that the CPU keeps what it does as fast.
-Decision choose_blas3_path(char prec, double flops, double bytes, long min_dim) {
+// The model, fitted to one H200 and its host's OpenBLAS 0.3.21 on 16 cores
+// (bench/results/blas3-dispatch-NVIDIA-H200-2026-12-03.txt): the CPU's
+// dgemm runs at about 40 GFLOP/s a core up to 1.2 TFLOP/s (0.55-0.63
+// TFLOP/s on 16 cores; 1.0-1.15 on the 64 cores of the x4 hosts), less where
+// the shape is skinny: a result with 64 rows or columns at a quarter of
+// that (113-169 GFLOP/s), a sum over k = 64 at two thirds (412-466). The
+// GPU path costs 0.6 ms to start (dgemm 256: 0.7 ms) plus the larger of
+// its transfers through the staging (43-54 GB/s measured on large calls:
+// 40 taken) and its compute. Each is conservative toward the CPU where the
+// two are close.
+Decision choose_blas3_path(char prec, double flops, double bytes, Dims dims) {
   if (cpu_only) return {Path::cpu, kCpuOnly};
+  const long min_dim = std::min(dims.outer, dims.inner);
   const long forced = config::gpu_min_n();
   if (forced >= 0 && min_dim < forced) return {Path::cpu, "below HQR_GPU_MIN_N"};
   // The cost model before gpu::available(), which takes the device
   // contexts' lock: small calls from many threads never touch it.
   if (forced < 0) {
+    static const double cores = std::max(1u, std::thread::hardware_concurrency());
     const bool single = prec == 's' || prec == 'c';
-    const double cpu_rate = single ? 2.0e12 : 1.0e12;   // flop/s, the host's BLAS on all cores
-    const double gpu_rate = single ? 40e12 : 40e12;     // flop/s, one GPU (TF32 is not used for s/c)
-    const double link = 20e9;                           // byte/s, pageable staging in and out
-    const double setup = 2e-4;                          // s, launches and synchronization
-    const double cpu = flops / cpu_rate;
+    const double cpu_peak = std::min(cores * 40e9, 1.2e12) * (single ? 2 : 1);  // flop/s, all cores
+    const double shape = std::min(1.0, double(dims.outer) / 256) * std::min(1.0, double(dims.inner) / 96);
+    const double gpu_rate = 40e12;  // flop/s, one GPU (TF32 is not used for s/c)
+    const double link = 40e9;       // byte/s, pageable staging in and out
+    const double setup = 6e-4;      // s, launches, pinned staging and synchronization
+    const double cpu = flops / (cpu_peak * shape);
     const double gpu = setup + std::max(bytes / link, flops / gpu_rate);
     if (min_dim < 64 || gpu >= cpu) return {Path::cpu, "the CPU is faster for this shape"};
   }

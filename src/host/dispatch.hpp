@@ -38,10 +38,16 @@ template <class T> std::size_t span_bytes(long m, long n, long ld) {
 }
 // Level-3 BLAS (host/blas3.cpp): no probe per call; a cost model from the
 // call's LAPACK flop count, the bytes that must cross the host link (A and
-// B once, C in when beta != 0 and out) and the smallest dimension (skinny
-// calls stay on the CPU). HQR_GPU_MIN_N forces the GPU from that smallest
-// dimension on.
-Decision choose_blas3_path(char prec, double flops, double bytes, long min_dim);
+// B once, C in when beta != 0 and out) and its shape: `outer`, the smaller
+// of the result's dimensions, and `inner`, the one the product sums over
+// (gemm: min(m, n) and k; syrk/syr2k: n and k; symm, trmm, trsm: min(m, n)
+// and A's order). The host BLAS slows down on either when it is small, in
+// different measure. Calls whose smallest dimension is below 64 stay on the
+// CPU; HQR_GPU_MIN_N forces the GPU from that smallest dimension on.
+struct Dims {
+  long outer, inner;
+};
+Decision choose_blas3_path(char prec, double flops, double bytes, Dims dims);
 // While a call runs on the CPU because its data hold a NaN or an Inf, the
 // next LAPACK's calls back into hqr from inside it (its xGELS calling
 // xGEQRF on the zeros and NaN that xLASCL makes of an Inf) run on the CPU
