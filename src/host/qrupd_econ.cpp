@@ -40,7 +40,7 @@ double addcols_econ_flops(double m, double n, double p, double j0) {
   return 8 * m * n * p + 8 * m * p * p + p * tail * (6 * m + 3 * tail);
 }
 // The economy addcols' times for the choice: the CPU's blocked path at
-// the rate of bench/results/update-econ-NVIDIA-H200-2026-12-02.txt (16
+// the rate of bench/results/history/update-econ-NVIDIA-H200-2026-12-02.txt (16
 // cores: 180 GFLOP/s at J = 1, 160 at J = N+1); the GPU's, Q and U up and
 // Q's columns J.. down through the staging at 40 GB/s (54.6 measured on
 // the H200 host, less the copies' start), a call's fixed cost, and the
