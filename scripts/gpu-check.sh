@@ -354,6 +354,20 @@ for n in $(seq 1 ${GPU_CHECK_GELS_SYNCS:-24}); do
     { bad=$((bad + 1)); fail=1; echo "HQR_FAULT=sync:$n gels_blocks<double>: FAILED"; }
 done
 echo "HQR_FAULT=sync:1..${GPU_CHECK_GELS_SYNCS:-24} gels_blocks<double>: $bad failed"
+# The same for m < n (the hybrid's A**H form, which stores A's rows): a
+# failure at each of the first copies and syncs, and some must land where
+# A's leading rows were stored, so that the CPU resumes from them.
+for k in copy sync; do
+  bad=0 resumed=0
+  for n in $(seq 1 ${GPU_CHECK_GELS_SYNCS:-24}); do
+    log="$out/fault-gels-wide.log"
+    HQR_FAULT=$k:$n HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gels_blocks_wide<double>' build/test/test_qr \
+      >"$log" 2>&1 || { bad=$((bad + 1)); fail=1; echo "HQR_FAULT=$k:$n gels_blocks_wide<double>: FAILED"; }
+    resumed=$((resumed + $(grep -c 'path=cpu-resumed' "$log")))
+  done
+  [ "$resumed" -gt 0 ] || { fail=1; echo "HQR_FAULT=$k:* gels_blocks_wide<double>: no call resumed from stored rows"; }
+  echo "HQR_FAULT=$k:1..${GPU_CHECK_GELS_SYNCS:-24} gels_blocks_wide<double>: $bad failed, $resumed calls resumed"
+done
 fi
 
 if part sanitizer; then

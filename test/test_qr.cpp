@@ -9,6 +9,7 @@
 // tests give xGEQRF and xGELS entries near overflow and underflow,
 // duplicate and zero columns, graded columns and zero matrices, and with a
 // GPU and HQR_GPU_MIN_N=0 check that each call stayed on the GPU path.
+#include <initializer_list>
 #include <random>
 
 #include "cuda/handoff.hpp"
@@ -646,15 +647,22 @@ template <class T> lint reference_gelqf(lint m, lint n, T *a, lint lda, T *tau, 
 // gels over several blocks, trans N and T/C, nrhs 1 and > 1, ldb > max(m,n):
 // DQRT16 with a consistent B, DQRT17 and the residual norm in B(n+1:m) with
 // a random one; A as the reference's geqrf (m < n: gelqf) leaves it (|R|,
-// |L|).
+// |L|). Two tests, m >= n (gels_blocks) and m < n (gels_blocks_wide), so
+// that a filter can aim HQR_FAULT's counted steps at the wide shapes' path.
+struct GelsBlockCase {
+  lint m, n, nrhs;
+  int nb;
+};
+template <class T> void gels_block_cases(std::initializer_list<GelsBlockCase> cases);
 template <class T> void gels_blocks(void **) {
-  struct Case {
-    lint m, n, nrhs;
-    int nb;
-  };
-  constexpr Case kCases[] = {{333, 100, 1, 48}, {333, 100, 4, 48}, {97, 97, 2, 48},  {600, 1, 1, 48},
-                             {700, 300, 1, 0},  {150, 260, 2, 48}, {401, 130, 3, 0}, {130, 401, 3, 0}};
-  for (const Case &cs : kCases)
+  gels_block_cases<T>({{333, 100, 1, 48}, {333, 100, 4, 48}, {97, 97, 2, 48}, {600, 1, 1, 48}, {700, 300, 1, 0},
+                       {401, 130, 3, 0}});
+}
+template <class T> void gels_blocks_wide(void **) {
+  gels_block_cases<T>({{150, 260, 2, 48}, {130, 401, 3, 0}, {100, 333, 4, 48}, {1, 600, 1, 48}});
+}
+template <class T> void gels_block_cases(std::initializer_list<GelsBlockCase> cases) {
+  for (const GelsBlockCase &cs : cases)
     for (char trans : {'N', trans_h<T>()}) {
       const lint m = cs.m, n = cs.n, nrhs = cs.nrhs, lda = m + 1, ldb = std::max(m, n) + 5;
       const lint p = trans == 'N' ? m : n, q = trans == 'N' ? n : m;
@@ -1280,7 +1288,7 @@ int main() {
       ALL_TYPES(geqrf_residual),     ALL_TYPES(geqrf_minimum_lwork), ALL_TYPES(geqrf_panels),
       ALL_TYPES(ormqr_vs_explicit_q),
       ALL_TYPES(ormqr_quick_return), ALL_TYPES(gels_residual),       ALL_TYPES(lwork_too_small),
-      ALL_TYPES(ormqr_blocks),       ALL_TYPES(orgqr_blocks),        ALL_TYPES(gels_blocks),
+      ALL_TYPES(ormqr_blocks),       ALL_TYPES(orgqr_blocks),        ALL_TYPES(gels_blocks),         ALL_TYPES(gels_blocks_wide),
       ALL_TYPES(gels_rank_deficient), ALL_TYPES(gels_scaled),  ALL_TYPES(geqrf_scaled),  cmocka_unit_test(catch_up_schedule),
       // Hard inputs ("hard_*": not matched by the GPU machine's 'geqrf*' and
       // '*_blocks*' fault runs, where the CPU is meant to take over).

@@ -12,12 +12,16 @@ namespace hqr::gpu {
 
 template <class T>
 Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::size_t extra_bytes, DeviceQR<T> *out,
-                       const char **path) {
+                       const char **path, bool conj_transposed) {
   const Panel mode = panel_mode();
   if (path)
     *path = mode == Panel::cpu ? "gpu-hybrid (cpu panels)"
             : mode == Panel::cusolver ? "gpu-hybrid (cusolver panels)"
                                       : "gpu-hybrid (gpu panels)";
+  if (conj_transposed)
+    return HybridGeqrf<T>(typename HybridGeqrf<T>::ConjTransposed{}, c, m, n, a, lda, tau, block_size(n, mode), mode,
+                          extra_bytes, out)
+        .run();
   return HybridGeqrf<T>(c, m, n, a, lda, tau, block_size(n, mode), mode, extra_bytes, out).run();
 }
 
@@ -79,7 +83,8 @@ template Result geqrf(lint, lint, std::complex<float> *, lint, std::complex<floa
 template Result geqrf(lint, lint, std::complex<double> *, lint, std::complex<double> *, const char **);
 #define HQR_INSTANTIATE(T)                                                                                        \
   template lint geqrf_window<T>(Context &, lint, lint);                                                            \
-  template Result geqrf_on_device(Context &, lint, lint, T *, lint, T *, std::size_t, DeviceQR<T> *, const char **); \
+  template Result geqrf_on_device(Context &, lint, lint, T *, lint, T *, std::size_t, DeviceQR<T> *, const char **, \
+                                  bool);                                                                          \
   template Result geqrf_device(Context &, lint, lint, T *, lint, T *);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)

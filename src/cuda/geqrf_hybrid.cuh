@@ -126,6 +126,17 @@ template <class T> class HybridGeqrf {
       : c_(c), m_(m), n_(n), k_(std::min(m, n)), a_(a), lda_(lda), tau_(tau), nb_(nb), nblocks_((n + nb - 1) / nb),
         npanels_((std::min(m, n) + nb - 1) / nb), ldda_((m + 31) / 32 * 32), mode_(mode), keep_(keep),
         keep_extra_(keep_extra) {}
+  // The caller's array holds A (n-by-m, leading dimension lda) and the
+  // matrix factored is F = A**H (m-by-n): F's block columns go up as A's
+  // block rows and come back into them, conjugate-transposed on the device
+  // (geam) through a device twin of each staging slot. xGELS with fewer
+  // rows than columns factors A**H so (qr_apply.cu's gels_lq).
+  struct ConjTransposed {};
+  HybridGeqrf(ConjTransposed, Context &c, lint m, lint n, T *a, lint lda, T *tau, lint nb, Panel mode,
+              std::size_t keep_extra, DeviceQR<T> *keep)
+      : HybridGeqrf(c, m, n, a, lda, tau, nb, mode, keep_extra, keep) {
+    transposed_ = true;
+  }
   // The matrix already on the device (da, ldda; tau into dtau), factored
   // in place: nothing travels (geqrf_device, qr_device.hpp).
   struct OnDevice {};
@@ -172,7 +183,8 @@ template <class T> class HybridGeqrf {
       uploaded_.publish(nblocks_);
       factor();
     } else {
-      pinned_ = pinned_range(a_, (std::size_t(n_ - 1) * lda_ + m_) * sizeof(T)).pinned;
+      pinned_ = transposed_ ? pinned_range(a_, (std::size_t(m_ - 1) * lda_ + n_) * sizeof(T)).pinned
+                            : pinned_range(a_, (std::size_t(n_ - 1) * lda_ + m_) * sizeof(T)).pinned;
       std::thread uploader([this] {
         if (check(cudaSetDevice(c_.device), Point::sync)) upload();
         uploaded_.wake();
@@ -226,6 +238,7 @@ template <class T> class HybridGeqrf {
       if (!c_.matrix.reserve(sizeof(T) * std::size_t(ldda_) * n_)) return false;
       dA_ = static_cast<T *>(c_.matrix.get());
     }
+    if (transposed_ && !c_.device_staging.reserve(2 * Context::kSlots * Context::kSlotBytes)) return false;
     const dtype t = blas::data_type<T>();
     if (!urgent_stream(c_)) return false;
     if (mode_ != Panel::cpu) {
@@ -339,7 +352,15 @@ template <class T> class HybridGeqrf {
   T *dev(lint i, lint j) const {
     return member_ ? cols_[j / nb_] + i + std::size_t(j % nb_) * ldda_ : dA_ + i + std::size_t(j) * ldda_;
   }
-  T *host(lint i, lint j) const { return a_ + i + std::size_t(j) * lda_; }
+  // Where element (i, j) of the matrix factored lies in the caller's array.
+  T *host(lint i, lint j) const {
+    return transposed_ ? a_ + j + std::size_t(i) * lda_ : a_ + i + std::size_t(j) * lda_;
+  }
+  // Staging slot i's device twin (the upload slots', then the download slots').
+  T *twin(int i, bool down) const {
+    return reinterpret_cast<T *>(static_cast<char *>(c_.device_staging.get()) +
+                                 std::size_t(i + (down ? Context::kSlots : 0)) * Context::kSlotBytes);
+  }
   Rect block(lint j) const { return Rect{0, j * nb_, m_, std::min(nb_, n_ - j * nb_)}; }
 
   // A CUDA step: false (and every thread stops) on an error, or where the
@@ -357,6 +378,40 @@ template <class T> class HybridGeqrf {
     for (lint j = 0; j < r.n; j += per) out.push_back({r.r0, r.c0 + j, r.m, std::min(per, r.n - j)});
     return out;
   }
+  // The pieces in which a block column goes up: whole columns, or for
+  // A**H pieces of whole rows (A's columns), so that the host copies runs
+  // of r.n elements, not of a slot's worth of columns (512 bytes for
+  // 32768 rows of doubles).
+  std::vector<Rect> up_chunks(const Rect &r) const {
+    if (!transposed_) return chunks(r);
+    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(r.n) * sizeof(T))));
+    std::vector<Rect> out;
+    for (lint i = 0; i < r.m; i += per) out.push_back({r.r0 + i, r.c0, std::min(per, r.m - i), r.n});
+    return out;
+  }
+
+  // Rectangle r of F = A**H up from A's r.n-by-r.m block at host(r.r0,
+  // r.c0): into upload slot `slot`'s device twin (through its host slot, or
+  // straight from a pinned caller), then r := its conjugate transpose.
+  bool up_transposed(const Rect &r, int &slot) {
+    const std::size_t e = sizeof(T);
+    const int i = slot++ % Context::kSlots;
+    T *d = twin(i, false);
+    const cudaStream_t st = c_.upload_stream;
+    if (pinned_) {
+      if (!check(cudaMemcpy2DAsync(d, r.n * e, host(r.r0, r.c0), lda_ * e, r.n * e, r.m, cudaMemcpyHostToDevice, st),
+                 Point::copy))
+        return false;
+    } else {
+      StagingSlot &s = c_.upload_slots[i];
+      if (!check(cudaEventSynchronize(s.dma_done), Point::sync)) return false;
+      copy_block(c_.upload_copies, e, r.n, r.m, host(r.r0, r.c0), lda_, s.host, r.n);
+      if (!check(cudaMemcpyAsync(d, s.host, e * r.n * r.m, cudaMemcpyHostToDevice, st), Point::copy) ||
+          !check(cudaEventRecord(s.dma_done, st), Point::copy))
+        return false;
+    }
+    return check(blas::geam(c_.upload_blas, blas::op_c<T>(), r.m, r.n, d, r.n, dev(r.r0, r.c0), ldda_), Point::kernel);
+  }
 
   // Caller -> pinned slot -> device (a pinned caller: caller -> device),
   // block column by block column.
@@ -366,9 +421,10 @@ template <class T> class HybridGeqrf {
     if (!check(cudaEventRecord(start_, c_.upload_stream), Point::copy)) return;
     if (keep_ && !check(cudaMemsetAsync(damax_, 0, sizeof *damax_, c_.upload_stream), Point::copy)) return;
     for (lint j = 0; j < nblocks_ && !stop_ && !failed_; ++j) {
-      for (const Rect &r : chunks(block(j))) {
-        if (!upload_block(c_, pinned_, slot, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, dev(r.r0, r.c0), ldda_,
-                          c_.upload_stream, step))
+      for (const Rect &r : up_chunks(block(j))) {
+        if (transposed_ ? !up_transposed(r, slot)
+                        : !upload_block(c_, pinned_, slot, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_,
+                                        dev(r.r0, r.c0), ldda_, c_.upload_stream, step))
           return;
         if (keep_) {
           max_abs<<<grid_for(int64_t(r.m) * r.n, 256, 1024), 256, 0, c_.upload_stream>>>(
@@ -411,7 +467,10 @@ template <class T> class HybridGeqrf {
                                 : check(cudaEventSynchronize(p.s->dma_done), Point::sync);
       storing = storing && done;
       if (!storing) return;
-      copy_block(c_.download_copies, sizeof(T), p.r.m, p.r.n, p.s->host, p.r.m, host(p.r.r0, p.r.c0), lda_);
+      if (transposed_)  // the slot holds r's conjugate transpose: whole rows of A
+        copy_block(c_.download_copies, sizeof(T), p.r.n, p.r.m, p.s->host, p.r.n, host(p.r.r0, p.r.c0), lda_);
+      else
+        copy_block(c_.download_copies, sizeof(T), p.r.m, p.r.n, p.s->host, p.r.m, host(p.r.r0, p.r.c0), lda_);
       if (p.with_tau) {
         const lint t0 = p.j * nb_;
         std::copy(htau_out_ + t0, htau_out_ + t0 + panel_reflectors(p.j), tau_ + t0);
@@ -430,24 +489,33 @@ template <class T> class HybridGeqrf {
       bool first = true;
       for (const Rect &r : chunks(block(j))) {
         if (pending.size() == std::size_t(Context::kSlots)) drain_one();
-        StagingSlot &s = c_.download_slots[slot++ % Context::kSlots];
+        const int i = slot++ % Context::kSlots;
+        StagingSlot &s = c_.download_slots[i];
         const bool with_tau = first && j < npanels_;
         first = false;
-        if (!chunk_down(j, r, s, with_tau)) break;
+        if (!chunk_down(j, r, s, i, with_tau)) break;
         pending.push_back({j, r, &s, with_tau});
       }
     }
     while (!pending.empty()) drain_one();
   }
 
-  // Rectangle r of block column j into staging slot s on the download
-  // stream, with panel j's tau into htau_out_ where with_tau; s's event
-  // then says it is there.
-  bool chunk_down(lint j, const Rect &r, StagingSlot &s, bool with_tau) {
+  // Rectangle r of block column j into staging slot s (download slot i)
+  // on the download stream (for A**H its conjugate transpose, through the
+  // slot's device twin), with panel j's tau into htau_out_ where with_tau;
+  // s's event then says it is there.
+  bool chunk_down(lint j, const Rect &r, StagingSlot &s, int i, bool with_tau) {
     const cudaStream_t st = c_.download_stream;
-    return check(cudaMemcpy2DAsync(s.host, r.m * sizeof(T), dev(r.r0, r.c0), ldda_ * sizeof(T), r.m * sizeof(T), r.n,
-                                   cudaMemcpyDeviceToHost, st),
-                 Point::copy) &&
+    const bool piece =
+        transposed_
+            ? check(blas::geam(c_.download_blas, blas::op_c<T>(), r.n, r.m, dev(r.r0, r.c0), ldda_, twin(i, true), r.n),
+                    Point::kernel) &&
+                  check(cudaMemcpyAsync(s.host, twin(i, true), sizeof(T) * r.m * r.n, cudaMemcpyDeviceToHost, st),
+                        Point::copy)
+            : check(cudaMemcpy2DAsync(s.host, r.m * sizeof(T), dev(r.r0, r.c0), ldda_ * sizeof(T), r.m * sizeof(T),
+                                      r.n, cudaMemcpyDeviceToHost, st),
+                    Point::copy);
+    return piece &&
            (!with_tau || check(cudaMemcpyAsync(htau_out_ + j * nb_, dtau_ + j * nb_, sizeof(T) * panel_reflectors(j),
                                                cudaMemcpyDeviceToHost, st),
                                Point::copy)) &&
@@ -960,6 +1028,7 @@ template <class T> class HybridGeqrf {
   const bool on_device_ = false;         // the matrix came on the device and stays there
   const bool member_ = false;            // one member of a set's schedule (Member)
   bool pinned_ = false;                  // the caller's matrix in pinned memory: uploads go straight up
+  bool transposed_ = false;              // the caller's array holds A, the matrix factored is A**H (ConjTransposed)
 };
 
 // The panel's kind (HQR_PANEL) and the block size for n columns (HQR_NB,

@@ -219,8 +219,9 @@ template <class T> class NodeGeqrf {
       for (std::size_t i = 0; i < rs.size() && queued; ++i) {
         const Rect &r = rs[i];
         if (pending.size() == std::size_t(Context::kSlots)) drain_one();
-        StagingSlot &s = c.download_slots[slot++ % Context::kSlots];
-        queued = e.chunk_down(j, r, s, i == 0 && j < npanels_);
+        const int si = slot++ % Context::kSlots;
+        StagingSlot &s = c.download_slots[si];
+        queued = e.chunk_down(j, r, s, si, i == 0 && j < npanels_);
         if (queued) pending.push_back({j, r, &s, i == 0, i + 1 == rs.size()});
       }
       if (!queued) {

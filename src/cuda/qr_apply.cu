@@ -1,5 +1,5 @@
 // Applying and forming the Q of a QR factorization on the GPU, with the
-// caller's arrays in pageable host memory: xGELS (m >= n, trans 'N'),
+// caller's arrays in pageable host memory: xGELS (both shapes, every trans),
 // xORMQR/xUNMQR and xORGQR/xUNGQR.
 //
 // Q = H(1) ... H(k) in blocks of nb reflectors: Q_p = I - V T V**H, V the
@@ -12,6 +12,9 @@
 // keep mode: every panel's T, max |a_ij| measured on the way in), uploads B,
 // applies Q**H, solves with R and downloads B: A comes back from the
 // factorization as xGEQRF leaves it, B with no intermediate host round trip.
+// With m < n the same schedule factors F = A**H: its block columns go up as
+// A's block rows and come back into them, conjugate-transposed on the
+// device (the hybrid's ConjTransposed form), which is xGELQF's L = R**H.
 //
 // xORMQR uploads C, then the reflectors block by block in the order they
 // are applied (PanelRing: device slots for every block where they fit, two
@@ -151,89 +154,6 @@ template <class T> class QrSteps : public DeviceSteps {
           !check(cudaEventRecord(s.dma_done, c_.download_stream), Point::copy))
         break;
       pending.push_back({l0, nl, &s});
-    }
-    while (!pending.empty()) drain_one();
-    return stored;
-  }
-
-  // f (n-by-m, leading dimension ldf) := host**H (host m-by-n, ldh), by
-  // pieces of whole columns of host through the upload slots and their
-  // device twins (staging: 2*kSlots pieces of kSlotBytes, the first kSlots
-  // for uploads), max |a_ij| into *amax on the way; the compute stream
-  // waits for it.
-  bool put_conj_transposed(const T *host, lint ldh, lint m, lint n, T *f, lint ldf, char *staging,
-                           unsigned long long *amax) {
-    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(m) * sizeof(T))));
-    const bool pinned = caller_pinned(host, ldh, m, n);
-    if (!check(cudaMemsetAsync(amax, 0, sizeof *amax, c_.upload_stream), Point::copy)) return false;
-    for (lint j = 0; j < n; j += per) {
-      const lint nc = std::min(per, n - j);
-      const int i = slot_++ % Context::kSlots;
-      StagingSlot &s = c_.upload_slots[i];
-      T *d = reinterpret_cast<T *>(staging + std::size_t(i) * Context::kSlotBytes);
-      // The device twin d is reused in stream order; its host slot only
-      // where the caller's memory is not pinned.
-      if (pinned) {
-        if (!check(cudaMemcpy2DAsync(d, m * sizeof(T), host + std::size_t(j) * ldh, ldh * sizeof(T), m * sizeof(T), nc,
-                                     cudaMemcpyHostToDevice, c_.upload_stream),
-                   Point::copy))
-          return false;
-      } else {
-        if (!check(cudaEventSynchronize(s.dma_done), Point::sync)) return false;
-        copy_block(c_.upload_copies, sizeof(T), m, nc, host + std::size_t(j) * ldh, ldh, s.host, m);
-        if (!check(cudaMemcpyAsync(d, s.host, sizeof(T) * std::size_t(m) * nc, cudaMemcpyHostToDevice,
-                                   c_.upload_stream),
-                   Point::copy) ||
-            !check(cudaEventRecord(s.dma_done, c_.upload_stream), Point::copy))
-          return false;
-      }
-      max_abs<<<grid_for(int64_t(m) * nc, 256, 1024), 256, 0, c_.upload_stream>>>(m, nc, dv(d), m, amax);
-      if (!launched() || !check(blas::geam(c_.upload_blas, blas::op_c<T>(), nc, m, d, m, f + j, ldf), Point::kernel))
-        return false;
-    }
-    return check(cudaEventRecord(ready_, c_.upload_stream), Point::copy) &&
-           check(cudaStreamWaitEvent(c_.compute_stream, ready_, 0), Point::sync);
-  }
-
-  // host (m-by-n, ldh) := f**H (f n-by-m, ldf) once the compute stream is
-  // done, by pieces of whole rows of host, top to bottom, through the
-  // download slots and their device twins (the second kSlots pieces of
-  // staging). Returns how many leading rows were stored; the others are
-  // untouched.
-  lint get_conj_transposed(const T *f, lint ldf, lint m, lint n, T *host, lint ldh, char *staging) {
-    if (!check(cudaEventRecord(ready_, c_.compute_stream), Point::kernel) ||
-        !check(cudaStreamWaitEvent(c_.download_stream, ready_, 0), Point::sync))
-      return 0;
-    const lint per = std::max<lint>(1, lint(Context::kSlotBytes / (std::size_t(n) * sizeof(T))));
-    struct Pending {
-      lint r0, nr;
-      StagingSlot *s;
-    };
-    std::deque<Pending> pending;
-    lint stored = 0;
-    bool storing = true;
-    auto drain_one = [&] {
-      const Pending p = pending.front();
-      pending.pop_front();
-      storing = storing && check(cudaEventSynchronize(p.s->dma_done), Point::sync);
-      if (!storing) return;
-      copy_block(c_.download_copies, sizeof(T), p.nr, n, p.s->host, p.nr, host + p.r0, ldh);
-      stored += p.nr;
-    };
-    for (lint r0 = 0; r0 < m && !failed_; r0 += per) {
-      const lint nr = std::min(per, m - r0);
-      if (pending.size() == std::size_t(Context::kSlots)) drain_one();
-      const int i = slot_++ % Context::kSlots;
-      StagingSlot &s = c_.download_slots[i];
-      T *d = reinterpret_cast<T *>(staging + std::size_t(Context::kSlots + i) * Context::kSlotBytes);
-      if (!check(blas::geam(c_.download_blas, blas::op_c<T>(), nr, n, f + std::size_t(r0) * ldf, ldf, d, nr),
-                 Point::kernel) ||
-          !check(cudaMemcpyAsync(s.host, d, sizeof(T) * std::size_t(nr) * n, cudaMemcpyDeviceToHost,
-                                 c_.download_stream),
-                 Point::copy) ||
-          !check(cudaEventRecord(s.dma_done, c_.download_stream), Point::copy))
-        break;
-      pending.push_back({r0, nr, &s});
     }
     while (!pending.empty()) drain_one();
     return stored;
@@ -572,6 +492,70 @@ GelsResult gels_lq_by_copy(bool trans, lint m, lint n, lint nrhs, T *a, lint lda
   return out;
 }
 
+// xGELS on one GPU in core: the hybrid geqrf leaves its factor on the
+// device (qr_device.hpp) and B's part follows there (gels_rhs); A and B come
+// back once. m >= n: the QR of A. m < n: the QR of F = A**H (n by m), A
+// going up and the factor coming back into A's rows conjugate-transposed on
+// the device, which is xGELQF's L = R**H and reflectors (tau as it is).
+// Measured reason for m < n: cuSOLVER's geqrf on each panel of A**H copied
+// up whole took dgels 16384x32768 1.106 s, against 0.446 for the tall
+// 32768x16384 (H200, bench/results/qr-node-replicas-NVIDIA-H200-2026-12-02.txt).
+template <class T>
+GelsResult gels_hybrid(Context &c, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau,
+                       const char **path) {
+  GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
+  const bool lq = m < n;
+  const lint p = std::max(m, n), q = std::min(m, n);  // the matrix factored is p by q
+  // B (ldda by nrhs), V (ldda by nb) and W (nb by nrhs), set aside in the
+  // factorization's workspace.
+  const lint ldda = (p + 31) / 32 * 32, nbmax = std::min<lint>(1024, q);
+  const std::size_t extra = round_up(sizeof(T) * std::size_t(ldda) * nrhs) +
+                            round_up(sizeof(T) * std::size_t(ldda) * nbmax) +
+                            round_up(sizeof(T) * std::size_t(nbmax) * nrhs);
+  DeviceQR<T> f;
+  const char *hybrid = "";
+  const Result r = geqrf_on_device(c, p, q, a, lda, tau, extra, &f, &hybrid, lq);
+  if (path) {  // "gpu-hybrid (gpu panels)" -> "gpu-hybrid geqrf (gpu panels) + gpu apply"
+    thread_local char text[80];
+    const char *panels = std::strchr(hybrid, '(');
+    std::snprintf(text, sizeof text, "gpu-hybrid geqrf%s %s + gpu apply", lq ? " of A**H" : "", panels ? panels : "");
+    *path = text;
+  }
+  if (!r.ran) {
+    out.r = r;
+    return out;
+  }
+  out.factored = true;
+  // xTRTRS's check on R (or on L = R**H: the same diagonal, conjugated).
+  const lint info = zero_diagonal(q, a, lda);
+  out.r.info = info;
+  out.anrm = std::numeric_limits<double>::quiet_NaN();  // unknown: the caller does not scale
+  QrSteps<T> s(c);
+  unsigned long long bits = 0;
+  if (!s.init() || !s.check(cudaMemcpy(&bits, f.amax, sizeof bits, cudaMemcpyDeviceToHost), Point::copy)) {
+    out.r.why = "CUDA error";
+    return out;
+  }
+  std::memcpy(&out.anrm, &bits, sizeof bits);
+  if (out.anrm == 0) {  // A = 0: xGELS sets B to zero without a factorization (the caller does)
+    out.r.ran = true;
+    return out;
+  }
+  Carve w{static_cast<char *>(f.extra)};
+  T *dB = w.take<T>(std::size_t(ldda) * nrhs), *dV = w.take<T>(std::size_t(ldda) * nbmax);
+  T *dW = w.take<T>(std::size_t(nbmax) * nrhs);
+  // m < n, trans 'N' (minimum norm, A X = B): B(1:m) := L**-1 B(1:m),
+  // B(m+1:n) := 0, B := Q**H B, i.e. with A**H = Q_F R: the solve with
+  // R**H, then Q_F. m < n, trans 'T'/'C' (least squares, A**H X = B):
+  // B := Q_F**H B, then the solve with R: m >= n's steps with the flag
+  // inverted.
+  out.b_columns = gels_rhs(s, lq ? !trans : trans, p, q, f.a, f.ldda, f.t, f.nb, info, dB, dV, dW, nbmax, nrhs, b, ldb);
+  if (!s.failed()) s.finish();
+  out.r.ran = !s.failed() && out.b_columns == nrhs;
+  out.r.why = !out.r.ran ? "CUDA error" : r.why == kPinnedCaller || s.pinned() ? kPinnedCaller : nullptr;
+  return out;
+}
+
 }  // namespace
 
 template <class T>
@@ -603,46 +587,10 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
   // Out of core where A and B (as columns beside A) do not fit.
   if (const lint w = geqrf_window<T>(*c, m, n + nrhs); w < n + nrhs)
     return gels_out_of_core(*c, trans, m, n, nrhs, a, lda, b, ldb, tau, std::min(w, n), path);
-  // B (ldda by nrhs), V (ldda by nb) and W (nb by nrhs), set aside in the
-  // factorization's workspace.
-  const lint ldda = (m + 31) / 32 * 32, nbmax = std::min<lint>(1024, n);
-  const std::size_t extra = round_up(sizeof(T) * std::size_t(ldda) * nrhs) +
-                            round_up(sizeof(T) * std::size_t(ldda) * nbmax) +
-                            round_up(sizeof(T) * std::size_t(nbmax) * nrhs);
-  DeviceQR<T> f;
-  const Result r = geqrf_on_device(*c, m, n, a, lda, tau, extra, &f, path);
-  if (!r.ran) {
-    out.r = r;
-    return out;
-  }
-  out.factored = true;
-  if (path) *path = std::strcmp(*path, "gpu-hybrid (cpu panels)") == 0 ? "gpu-hybrid geqrf (cpu panels) + gpu apply"
-                                                                      : "gpu-hybrid geqrf (gpu panels) + gpu apply";
-  const lint info = zero_diagonal(n, a, lda);
-  out.r.info = info;
-  out.anrm = std::numeric_limits<double>::quiet_NaN();  // unknown: the caller does not scale
-  QrSteps<T> s(*c);
-  unsigned long long bits = 0;
-  if (!s.init() || !s.check(cudaMemcpy(&bits, f.amax, sizeof bits, cudaMemcpyDeviceToHost), Point::copy)) {
-    out.r.why = "CUDA error";
-    return out;
-  }
-  std::memcpy(&out.anrm, &bits, sizeof bits);
-  if (out.anrm == 0) {  // A = 0: xGELS sets B to zero without a factorization (the caller does)
-    out.r.ran = true;
-    return out;
-  }
-  Carve w{static_cast<char *>(f.extra)};
-  T *dB = w.take<T>(std::size_t(ldda) * nrhs), *dV = w.take<T>(std::size_t(ldda) * nbmax);
-  T *dW = w.take<T>(std::size_t(nbmax) * nrhs);
-  out.b_columns = gels_rhs(s, trans, m, n, f.a, f.ldda, f.t, f.nb, info, dB, dV, dW, nbmax, nrhs, b, ldb);
-  if (!s.failed()) s.finish();
-  out.r.ran = !s.failed() && out.b_columns == nrhs;
-  out.r.why = !out.r.ran ? "CUDA error" : r.why == kPinnedCaller || s.pinned() ? kPinnedCaller : nullptr;
-  return out;
+  return gels_hybrid(*c, trans, m, n, nrhs, a, lda, b, ldb, tau, path);
 }
 
-// ---- xGELS with m < n: the QR of A**H on the device ---------------------------
+// ---- xGELS with m < n: the QR of A**H -----------------------------------------
 
 template <class T>
 GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, T *tau, const char **path) {
@@ -693,95 +641,7 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
     if (path) *path = text;
     return o;
   }
-  if (path) *path = "gpu-lq (geqrf of A**H) + gpu apply";
-  // F = A**H (n by m, leading dimension ldf) on the device; every block's T.
-  const lint ldf = (n + 31) / 32 * 32, nb = apply_block(m), npanels = (m + nb - 1) / nb;
-  const cudaDataType t = blas::data_type<T>();
-  cusolverDnParams_t params = nullptr;
-  std::size_t dbytes = 0, hbytes = 0;
-  struct Params {  // destroyed on every exit
-    cusolverDnParams_t &p;
-    ~Params() {
-      if (p) cusolverDnDestroyParams(p);
-    }
-  } params_guard{params};
-  out.r.why = "GPU out of memory";
-  if (fault::hit(Point::alloc) || !c->matrix.reserve(round_up(sizeof(T) * std::size_t(ldf) * m)) ||
-      !c->device_staging.reserve(2 * Context::kSlots * Context::kSlotBytes) ||
-      !ok(cusolverDnCreateParams(&params)))
-    return out;
-  T *dF = static_cast<T *>(c->matrix.get());
-  // The largest workspace over every block's shape: it does not grow with
-  // the rows (geqrf_hybrid.cu's reserve()).
-  for (lint k0 = 0; k0 < m; k0 += nb) {
-    std::size_t d = 0, h = 0;
-    if (!ok(cusolverDnXgeqrf_bufferSize(c->solver, params, n - k0, std::min(nb, m - k0), t, dF, ldf, t, dF, t, &d, &h)))
-      return out;
-    dbytes = std::max(dbytes, d);
-    hbytes = std::max(hbytes, h);
-  }
-  const std::size_t tb = t_bytes<T>(nb);
-  if (!c->workspace.reserve(tb * npanels + round_up(sizeof(T) * std::size_t(ldf) * nb) +
-                            round_up(sizeof(T) * std::size_t(nb) * std::max(m, nrhs)) + tb + round_up(sizeof(T) * m) +
-                            round_up(sizeof(T) * std::size_t(ldf) * nrhs) + 256 + round_up(dbytes) + 256))
-    return out;
-  out.r.why = nullptr;
-  Carve w{static_cast<char *>(c->workspace.get())};
-  T *dTs = w.take<T>(std::size_t(nb) * nb * npanels), *dV = w.take<T>(std::size_t(ldf) * nb);
-  T *dW = w.take<T>(std::size_t(nb) * std::max(m, nrhs)), *dG = w.take<T>(std::size_t(nb) * nb);
-  T *dtau = w.take<T>(m), *dB = w.take<T>(std::size_t(ldf) * nrhs);
-  auto *amax = w.take<unsigned long long>(1);
-  void *dwork = w.take<char>(dbytes);
-  int *dinfo = w.take<int>(1);
-  std::vector<char> hwork(hbytes);
-  char *staging = static_cast<char *>(c->device_staging.get());
-  auto at = [&](lint i, lint j) { return dF + i + std::size_t(j) * ldf; };
-
-  QrSteps<T> s(*c);
-  bool fine = s.init() && s.put_conj_transposed(a, lda, m, n, dF, ldf, staging, amax);
-  for (lint j = 0; j < npanels && fine; ++j) {
-    const lint k0 = j * nb, kb = std::min(nb, m - k0), rows = n - k0;
-    T *tj = dTs + std::size_t(j) * nb * nb;
-    fine = s.check(cusolverDnXgeqrf(c->solver, params, rows, kb, t, at(k0, k0), ldf, t, dtau + k0, t, dwork, dbytes,
-                                    hwork.empty() ? nullptr : hwork.data(), hbytes, dinfo),
-                   Point::kernel) &&
-           block_t(s, rows, kb, at(k0, k0), ldf, dV, ldf, dtau + k0, tj, nb, dG) &&
-           apply_block_reflector(s, true, true, rows, m - k0 - kb, kb, dV, ldf, tj, nb, at(k0, k0 + kb), ldf, dW, nb);
-  }
-  // tau first, then A's rows top to bottom: after a failure the leading
-  // rows stored are final (with their tau) and the others hold the input.
-  fine = fine && s.finish() &&
-         s.check(cudaMemcpy(tau, dtau, sizeof(T) * m, cudaMemcpyDeviceToHost), Point::copy);
-  const lint rows_stored = fine ? s.get_conj_transposed(dF, ldf, m, n, a, lda, staging) : 0;
-  if (s.failed() || rows_stored != m) {
-    out.r = {false, 0, "CUDA error", rows_stored};
-    return out;
-  }
-  out.factored = true;
-  // xTRTRS's check on L = R**H: the first exactly zero diagonal element.
-  lint info = 0;
-  for (lint i = 0; i < m && info == 0; ++i)
-    if (a[i + std::size_t(i) * lda] == T(0)) info = i + 1;
-  out.r.info = info;
-  out.anrm = std::numeric_limits<double>::quiet_NaN();
-  unsigned long long bits = 0;
-  if (!s.check(cudaMemcpy(&bits, amax, sizeof bits, cudaMemcpyDeviceToHost), Point::copy)) {
-    out.r.why = "CUDA error";
-    return out;
-  }
-  std::memcpy(&out.anrm, &bits, sizeof bits);
-  if (out.anrm == 0) {
-    out.r.ran = true;
-    return out;
-  }
-  // trans 'N' (minimum norm, A X = B): B(1:m) := L**-1 B(1:m), B(m+1:n) := 0,
-  // B := Q**H B, i.e. with F = A**H = Q_F R: solve with R**H, then apply Q_F.
-  // trans 'T'/'C' (least squares, A**H X = B): B := Q_F**H B, then R.
-  out.b_columns = gels_rhs(s, !trans, n, m, dF, ldf, dTs, nb, info, dB, dV, dW, nb, nrhs, b, ldb);
-  if (!s.failed()) s.finish();
-  out.r.ran = !s.failed() && out.b_columns == nrhs;
-  out.r.why = !out.r.ran ? "CUDA error" : s.pinned() ? kPinnedCaller : nullptr;
-  return out;
+  return gels_hybrid(*c, trans, m, n, nrhs, a, lda, b, ldb, tau, path);
 }
 
 // ---- xORMQR / xUNMQR --------------------------------------------------------

@@ -25,10 +25,13 @@ template <class T> struct DeviceQR {
 
 // geqrf_hybrid.cu: the hybrid geqrf, A and tau stored in the caller's arrays
 // exactly as gpu::geqrf stores them, the factor left on the device in *out
-// when `ran`. The caller holds c.lock and has made c's device current.
+// when `ran`. conj_transposed: the caller's array (lda) holds an n-by-m
+// matrix B and the m-by-n matrix factored is B**H; what comes back is the
+// factor's conjugate transpose, in B's rows (Result::resume counts rows).
+// The caller holds c.lock and has made c's device current.
 template <class T>
 Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::size_t extra_bytes, DeviceQR<T> *out,
-                       const char **path);
+                       const char **path, bool conj_transposed = false);
 
 // The same factorization of a matrix already on the device (m by n at a,
 // leading dimension ldda), in place, ordered after the work queued on c's
