@@ -245,8 +245,15 @@ $(BUILD)/test/%: test/%.cpp test/testing.hpp $(LIB)
 
 # The QR-update tests of c, z and the economy form share their checks
 # (qrupd_testing.hpp).
-QRUPD_TESTS := test_qrupd_complex test_qrupd_econ
+QRUPD_TESTS := test_qrupd_complex test_qrupd_econ test_qrupd_econ_host
 $(addprefix $(BUILD)/test/,$(QRUPD_TESTS)) $(addprefix $(BUILD)/test64/,$(QRUPD_TESTS)): test/qrupd_testing.hpp
+# test_qrupd_econ_host compiles the QR updates' CPU kernels in, to drive the
+# economy addcols' host steps (whose device passes run only on a GPU) from
+# the host's BLAS; libhqr keeps those symbols hidden.
+QRUPD_HOST_SRC := src/cpu/qrupd.cpp src/cpu/qrupd_econ_passes.cpp src/cpu/potf2.cpp src/cpu/trti2.cpp \
+    src/host/next_lapack.cpp src/host/config.cpp
+TEST_SOURCES_test_qrupd_econ_host := $(QRUPD_HOST_SRC)
+$(BUILD)/test/test_qrupd_econ_host $(BUILD)/test64/test_qrupd_econ_host: $(QRUPD_HOST_SRC) src/cpu/qrupd.hpp
 
 # test_copy_pool compiles hqr's copy pool in: libhqr keeps its symbols hidden.
 TEST_SOURCES_test_copy_pool := src/host/copy_pool.cpp
