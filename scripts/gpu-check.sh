@@ -428,7 +428,8 @@ if part qrupd-econ; then
 # whole test with every size sent there (the tall shapes must end on the
 # GPU; the others may decline to the CPU's Gram-Schmidt), injected faults
 # before R is written (the CPU redoes the update) and while Q's rows stream
-# out (the CPU finishes the rows left: "Q's last rows"), compute-sanitizer.
+# out (the CPU finishes the rows left: "Q's last rows"; in the tall shapes,
+# gpu_paths_*, which always take the GPU), compute-sanitizer.
 echo "== economy QR updates"
 HQR_GPU_MIN_N=0 HQR_VERBOSE=1 timeout 200 build/test/test_qrupd_econ >"$out/qrupd_econ.log" 2>&1 || fail=1
 echo "test_qrupd_econ: $(tail -n 1 "$out/qrupd_econ.log"), $(grep -c 'addcols_econ.*path=gpu-update' "$out/qrupd_econ.log") addcols on the GPU," \
@@ -436,7 +437,7 @@ echo "test_qrupd_econ: $(tail -n 1 "$out/qrupd_econ.log"), $(grep -c 'addcols_ec
 finished=0
 for f in alloc copy:2 kernel:3 sync:2 sync:5 sync:6 sync:17 kernel:40 copy:40 ${GPU_CHECK_ECON_FAULTS:-}; do
   log="$out/qrupd_econ-fault-$f.log"
-  HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='addcols_*' timeout 100 build/test/test_qrupd_econ >"$log" 2>&1
+  HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths_*' timeout 100 build/test/test_qrupd_econ >"$log" 2>&1
   rc=$?
   back=$(grep -cE "addcols_econ.*path=cpu-update \((CUDA error|GPU out of memory)" "$log")
   rows=$(grep -c "Q's last rows updated on the CPU" "$log")
@@ -445,7 +446,7 @@ for f in alloc copy:2 kernel:3 sync:2 sync:5 sync:6 sync:17 kernel:40 copy:40 ${
   echo "test_qrupd_econ HQR_FAULT=$f: $r ($back calls redone on the CPU, $rows with Q's last rows finished there)"
 done
 [ "$finished" -gt 0 ] || { echo "no fault landed while Q's rows streamed: FAILED"; fail=1; }
-HQR_GPU_MIN_N=0 HQR_TEST_FILTER='addcols_d' timeout 300 compute-sanitizer --tool memcheck --error-exitcode 99 \
+HQR_GPU_MIN_N=0 HQR_TEST_FILTER='*_d' timeout 300 compute-sanitizer --tool memcheck --error-exitcode 99 \
     build/test/test_qrupd_econ >"$out/sanitizer-qrupd_econ.log" 2>&1 || fail=1
 grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer-qrupd_econ.log" | tail -n 3
 fi

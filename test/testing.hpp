@@ -5,6 +5,7 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <fnmatch.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -449,6 +450,26 @@ inline XerblaLog &xerbla_log() {
   return log;
 }
 inline void xerbla_reset() { xerbla_log() = XerblaLog{}; }
+
+// Runs a program's tests with HQR_TEST_FILTER (one cmocka pattern) and
+// HQR_TEST_SKIP (patterns separated by commas, * and ? as cmocka's), for a
+// caller that leaves out several groups (test/valgrind.sh); cmocka's own
+// skip filter takes one pattern.
+template <std::size_t N> int run_group(const CMUnitTest (&tests)[N]) {
+  std::vector<CMUnitTest> kept;
+  const std::string skip = std::getenv("HQR_TEST_SKIP") ? std::getenv("HQR_TEST_SKIP") : "";
+  for (const CMUnitTest &t : tests) {
+    bool skipped = false;
+    for (std::size_t at = 0; at <= skip.size() && !skip.empty() && !skipped;) {
+      const std::size_t end = std::min(skip.find(',', at), skip.size());
+      skipped = fnmatch(skip.substr(at, end - at).c_str(), t.name, 0) == 0;
+      at = end + 1;
+    }
+    if (!skipped) kept.push_back(t);
+  }
+  if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);
+  return _cmocka_run_group_tests("tests", kept.data(), kept.size(), nullptr, nullptr);
+}
 
 }  // namespace testing
 
