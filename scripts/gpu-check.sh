@@ -162,13 +162,14 @@ qr_node_run() {  # name, routines (a trace pattern), test filter, env...
   env "$@" HQR_DEVICE=all HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER="$filter" ${wrap:-} build/test/test_qr \
     >"$log" 2>&1
   rc=$?
-  seen=$(grep -cE "($what) .*path=gpu-node \($gpus GPUs, (in core|out of core: (C in pieces|[0-9]+ windows))\)" "$log")
+  seen=$(grep -cE "($what) .*path=gpu-node \($gpus GPUs, (in core|out of core: (C in pieces|[0-9]+ windows))(; [0-9]+ panels GPU to GPU)?\)" "$log")
+  shared=$(grep -cE "($what) .*path=gpu-node \($gpus GPUs, [^)]*; [1-9][0-9]* panels GPU to GPU\)" "$log")
   fell=$(grep -cE "($what) .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
   resumed=$(grep -cE "($what) .*path=cpu-resumed" "$log")
   windows=$(grep -cE "($what) .*path=gpu-node \($gpus GPUs, out of core: [0-9]+ windows" "$log")
-  case $name in *fault-*) want=$fell ;; ooc-*|memcheck-ooc) want=$windows ;; *) want=$seen ;; esac
+  case $name in *fault-*) want=$fell ;; ooc-*|memcheck-ooc) want=$windows ;; ormqr) want=$shared ;; *) want=$seen ;; esac
   if [ $rc = 0 ] && [ "$want" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
-  echo "over $gpus GPUs, $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls on the set ($windows in windows), $fell fell back, $resumed of them resumed)"
+  echo "over $gpus GPUs, $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls on the set ($windows in windows, $shared with panels GPU to GPU), $fell fell back, $resumed of them resumed)"
 }
 qr_node_run geqrf geqrf 'geqrf*'
 qr_node_run hard geqrf 'hard_geqrf*'

@@ -37,10 +37,12 @@
 // them as after the in-core schedule's.
 //
 // Over a device set of several GPUs (node.hpp): xORMQR shares C's lines
-// among the members, each running the larfb schedule above on its range;
-// xGELS factors A with the set's xGEQRF (geqrf_node.cu), then B goes
-// through that xORMQR, and the solve with R runs on the host (m < n: the
-// same on A**H formed in host memory, also out of core on one GPU); xORGQR forms
+// among the members, each running the larfb schedule above on its range,
+// the reflector panels read from A once by member 0 and copied from its
+// slots to the others GPU to GPU (PanelFeed); xGELS factors A with the
+// set's xGEQRF (geqrf_node.cu), then B goes through that xORMQR, and the
+// solve with R runs on the host (m < n: the same on A**H formed in host
+// memory, where one GPU cannot hold A**H and B; also out of core on one GPU); xORGQR forms
 // a range of Q's columns on each member as one window of its out-of-core
 // schedule, the ranges stored right to left.
 //
@@ -159,6 +161,19 @@ template <class T> class QrSteps : public DeviceSteps {
     return stored;
   }
 
+  // Another GPU's m-by-n block at src (leading dimension lds) -> dev, GPU
+  // to GPU on the upload stream once `after` (an event of that GPU) has
+  // happened; the compute stream waits for it, as for put.
+  bool copy_from(const T *src, lint lds, lint m, lint n, T *dev, lint ldd, cudaEvent_t after) {
+    if (m <= 0 || n <= 0) return true;
+    return check(cudaStreamWaitEvent(c_.upload_stream, after, 0), Point::sync) &&
+           check(cudaMemcpy2DAsync(dev, ldd * sizeof(T), src, lds * sizeof(T), m * sizeof(T), n, cudaMemcpyDefault,
+                                   c_.upload_stream),
+                 Point::copy) &&
+           check(cudaEventRecord(ready_, c_.upload_stream), Point::copy) &&
+           check(cudaStreamWaitEvent(c_.compute_stream, ready_, 0), Point::sync);
+  }
+
   bool finish() { return check(cudaStreamSynchronize(c_.compute_stream), Point::sync); }
 
   // Whether an upload went straight from pinned caller memory (HQR_VERBOSE's note).
@@ -229,14 +244,20 @@ template <class T> class PanelRing {
   }
   // Reflectors k0..k0+kb-1: their mk-by-kb panel at `a` (leading dimension
   // lda; its upper triangle is R's, not read) into v (leading dimension
-  // ldd) and their T into t (nb), from tau + k0.
-  bool load(const T *a, lint lda, lint mk, lint kb, lint k0) {
+  // ldd) and their T into t (nb), from tau + k0. With `from` the panel is
+  // copied from another GPU's slot instead (PanelFeed); *slot_out: the
+  // slot it went to, which holds it until the ring comes round again.
+  bool load(const T *a, lint lda, lint mk, lint kb, lint k0, const T *from = nullptr, lint ldf = 0,
+            cudaEvent_t from_ready = nullptr, const T **slot_out = nullptr) {
     const std::size_t n = read_.size(), i = std::size_t(uses_++ % long(n));
     T *slot = base_ + i * stride_;
+    if (slot_out) *slot_out = slot;
     return (uses_ <= long(n) || s_.check(cudaStreamWaitEvent(s_.c_.upload_stream, read_[i], 0), Point::sync)) &&
-           s_.put(a, lda, mk, kb, slot, ldv_) && block_t(s_, mk, kb, slot, ldv_, v, ldv_, tau + k0, t, nb_, g) &&
+           (from ? s_.copy_from(from, ldf, mk, kb, slot, ldv_, from_ready) : s_.put(a, lda, mk, kb, slot, ldv_)) &&
+           block_t(s_, mk, kb, slot, ldv_, v, ldv_, tau + k0, t, nb_, g) &&
            s_.check(cudaEventRecord(read_[i], s_.c_.compute_stream), Point::kernel);
   }
+  lint ldv() const { return ldv_; }
 
   T *v = nullptr, *t = nullptr, *g = nullptr, *w = nullptr, *tau = nullptr;
   unsigned long long *amax = nullptr;
@@ -317,9 +338,30 @@ lint gels_rhs(QrSteps<T> &s, bool solve_first, lint p, lint q, const T *f, lint 
 }
 
 
+// The reflector panels of a set's xORMQR (ormqr_node), shared: member 0,
+// the source, reads each panel from the caller's A once into a ring slot
+// of its own that the call never reuses (where its part of C goes in one
+// piece, its ring has a slot per panel), and the other members copy it
+// from there GPU to GPU (NVLink where the topology has it) instead of
+// reading A through their own staging: the host link and the staging carry
+// A's reflectors once, not once per member. Where the source cannot hold
+// every panel, or stops (a failure), the others read A as before.
+template <class T> struct PanelFeed {
+  explicit PanelFeed(lint npanels) : slot(std::size_t(npanels), nullptr), ready(std::size_t(npanels), nullptr) {}
+  std::atomic<bool> stop{false};  // set once the source has queued all it will
+  Progress decided;               // 1 once `sharing` is set
+  bool sharing = false;
+  Progress loaded;                 // panels queued on the source, in its order of loads
+  std::vector<const T *> slot;     // panel p's slot on the source
+  std::vector<cudaEvent_t> ready;  // panel p there (events of the source's GPU)
+  lint ld = 0;                     // the slots' leading dimension
+  int device = -1;                 // the source's GPU
+  std::atomic<lint> copied{0};     // panels the others took from it
+};
+
 template <class T>
 Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda,
-                   const T *tau, T *c, lint ldc, bool *pieces);
+                   const T *tau, T *c, lint ldc, bool *pieces, PanelFeed<T> *feed = nullptr, bool source = false);
 
 namespace {
 
@@ -601,11 +643,17 @@ GelsResult gels_lq(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, 
     return out;
   }
   thread_local char text[112];
-  if (set.count > 1) {  // A**H over the whole set, where its xGEQRF serves (as gels with m >= n)
+  // A**H over the whole set, where its xGEQRF serves (as gels with m >= n)
+  // and one GPU does not hold A**H and B (or HQR_GPU_MIN_N asks for the
+  // GPUs): the set factors a host copy of A**H, whose two transposes cost
+  // more than one GPU's whole call (dgels 16384x32768 on one H200: 0.61 s
+  // on one GPU, 1.9 s with the copy over two members;
+  // bench/results/qr-node-shared-NVIDIA-H200-2026-12-04.txt).
+  if (set.count > 1) {
     SetLock lock(set);
     Context &first = *set.member[0];
     const bool one_fits = ok(cudaSetDevice(first.device)) && geqrf_window<T>(first, n, m + nrhs) == m + nrhs;
-    if (const lint w = geqrf_set_plan<T>(set, n, m, one_fits); w > 0) {  // in core, or in windows (w < m)
+    if (const lint w = one_fits && config::gpu_min_n() < 0 ? 0 : geqrf_set_plan<T>(set, n, m, one_fits); w > 0) {
       int windows = 1;
       GelsResult o = gels_lq_by_copy(
           trans, m, n, nrhs, a, lda, b, ldb, tau,
@@ -674,7 +722,18 @@ Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda
 // *pieces: whether C went in several pieces (out of core).
 template <class T>
 Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda,
-                   const T *tau, T *c, lint ldc, bool *pieces) {
+                   const T *tau, T *c, lint ldc, bool *pieces, PanelFeed<T> *feed, bool source) {
+  // The source's word to the others, on every way out: whether it shares,
+  // and that it queues no more panels.
+  struct Close {
+    PanelFeed<T> *f;
+    ~Close() {
+      if (!f) return;
+      f->decided.publish(1);
+      f->stop = true;
+      f->loaded.wake();
+    }
+  } close{feed && source ? feed : nullptr};
   Context *ctx = &context;
   const lint nq = left ? m : n, nb = apply_block(k), npanels = (k + nb - 1) / nb;
   // Pieces: C by columns (left) or rows (right), reflectors by columns.
@@ -705,6 +764,16 @@ Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint
     return {false, 0, "GPU out of memory", 0};
   T *dC = static_cast<T *>(ctx->matrix.get());
   bool fine = s.init() && s.put(tau, 1, 1, k, ring.tau, 1);
+  // The source shares where its ring keeps every panel (one piece of C).
+  if (close.f) {
+    feed->sharing = fine && all_slots;
+    for (lint p = 0; p < npanels && feed->sharing; ++p)
+      feed->sharing = ok(cudaEventCreateWithFlags(&feed->ready[p], cudaEventDisableTiming));
+    feed->ld = ring.ldv();
+    feed->device = ctx->device;
+    feed->decided.publish(1);
+  }
+  const bool taking = feed && !source && feed->decided.wait_past(0, feed->stop) && feed->sharing;
   // Q = H(1)...H(k): Q C and C Q**H take the blocks last first.
   const bool backward = left != trans;
   lint stored = 0;  // C's leading lines final
@@ -714,7 +783,19 @@ Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint
     fine = s.put(piece, ldc, pm, pn, dC, ldc_d);
     for (lint i = 0; i < npanels && fine; ++i) {
       const lint p = backward ? npanels - 1 - i : i, k0 = p * nb, kb = std::min(nb, k - k0), mk = nq - k0;
-      fine = ring.load(a + k0 + std::size_t(k0) * lda, lda, mk, kb, k0) &&
+      const T *panel_a = a + k0 + std::size_t(k0) * lda;
+      if (close.f && feed->sharing) {  // the source: the panel's slot and its event for the others
+        const T **slot = &feed->slot[std::size_t(p)];
+        fine = ring.load(panel_a, lda, mk, kb, k0, nullptr, 0, nullptr, slot) &&
+               s.check(cudaEventRecord(feed->ready[std::size_t(p)], ctx->upload_stream), Point::copy);
+        if (fine) feed->loaded.publish(i + 1);
+      } else if (taking && feed->loaded.wait_past(i, feed->stop)) {  // from the source's slot
+        fine = ring.load(panel_a, lda, mk, kb, k0, feed->slot[std::size_t(p)], feed->ld, feed->ready[std::size_t(p)]);
+        ++feed->copied;
+      } else {
+        fine = ring.load(panel_a, lda, mk, kb, k0);
+      }
+      fine = fine &&
              (left ? apply_block_reflector(s, true, trans, mk, pn, kb, ring.v, lddq, ring.t, nb, dC + k0, ldc_d, ring.w,
                                            wrows)
                    : apply_block_reflector(s, false, trans, pm, mk, kb, ring.v, lddq, ring.t, nb,
@@ -744,11 +825,11 @@ bool ormqr_over_set(const DeviceSet &set, bool left, lint m, lint n, lint k, std
 // C's lines (columns, left; rows, right: each is transformed alone) in one
 // contiguous range per member, each member running the one-GPU larfb
 // schedule on its range (its own staging, copy threads and streams), all
-// at once. Every member reads the reflectors from the caller's A: the set
-// moves A's k reflectors to each member where one GPU moves them once
-// (sharing them GPU to GPU is the step after this one). A member that
-// stops leaves its range's first r.resume lines final; the CPU applies Q
-// to the rest of that range, so the call's answer is always whole.
+// at once. Member 0 reads the reflectors from the caller's A and the
+// others copy them from its slots GPU to GPU (PanelFeed), or each reads A
+// where member 0 cannot keep every panel. A member that stops leaves its
+// range's first r.resume lines final; the CPU applies Q to the rest of
+// that range, so the call's answer is always whole.
 template <class T>
 Result ormqr_node(const DeviceSet &set, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda,
                   const T *tau, T *c, lint ldc) {
@@ -761,17 +842,26 @@ Result ormqr_node(const DeviceSet &set, bool left, bool trans, lint m, lint n, l
   };
   std::vector<Range> part(static_cast<std::size_t>(P));
   for (int d = 0; d < P; ++d) part[d].l0 = lines * d / P, part[d].nl = lines * (d + 1) / P - part[d].l0;
+  PanelFeed<T> feed((k + apply_block(k) - 1) / apply_block(k));
   auto run = [&](int d) {
     Range &p = part[d];
     Context &ctx = *set.member[d];
     if (!ok(cudaSetDevice(ctx.device))) {
       p.r = {false, 0, "cudaSetDevice failed", 0};
+      if (d == 0) {  // no source: the others read A
+        feed.decided.publish(1);
+        feed.stop = true;
+      }
       return;
     }
-    p.r = left ? ormqr_larfb(ctx, true, trans, m, p.nl, k, a, lda, tau, c + std::size_t(p.l0) * ldc, ldc, &p.pieces)
-               : ormqr_larfb(ctx, false, trans, p.nl, n, k, a, lda, tau, c + p.l0, ldc, &p.pieces);
+    p.r = left ? ormqr_larfb(ctx, true, trans, m, p.nl, k, a, lda, tau, c + std::size_t(p.l0) * ldc, ldc, &p.pieces,
+                             &feed, d == 0)
+               : ormqr_larfb(ctx, false, trans, p.nl, n, k, a, lda, tau, c + p.l0, ldc, &p.pieces, &feed, d == 0);
   };
   on_each_member(P, run);
+  if (feed.device >= 0 && ok(cudaSetDevice(feed.device)))
+    for (cudaEvent_t e : feed.ready)
+      if (e) cudaEventDestroy(e);
   Result out{true, 0, nullptr, 0};
   bool pieces = false;
   for (int d = 0; d < P; ++d) {
@@ -791,10 +881,11 @@ Result ormqr_node(const DeviceSet &set, bool left, bool trans, lint m, lint n, l
     out.why = p.r.why;
     out.resume = lines;  // every line final: the CPU has finished the ranges
   }
-  thread_local char text[80];
-  if (pieces)
-    std::snprintf(text, sizeof text, "gpu-node (%d GPU%s, out of core: C in pieces)", P, P > 1 ? "s" : "");
-  out.path = pieces ? text : node_path(P, 1);
+  // The trace says how many panels went GPU to GPU (gpu-check counts them).
+  thread_local char text[112];
+  std::snprintf(text, sizeof text, "gpu-node (%d GPU%s, %s; %lld panels GPU to GPU)", P, P > 1 ? "s" : "",
+                pieces ? "out of core: C in pieces" : "in core", static_cast<long long>(feed.copied.load()));
+  out.path = text;
   return out;
 }
 
