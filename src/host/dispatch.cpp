@@ -252,10 +252,13 @@ namespace hqr {
 // TFLOP/s on 16 cores; 1.0-1.15 on the 64 cores of the x4 hosts), less where
 // the shape is skinny: a result with 64 rows or columns at a quarter of
 // that (113-169 GFLOP/s), a sum over k = 64 at two thirds (412-466). The
-// GPU path costs 0.6 ms to start (dgemm 256: 0.7 ms) plus the larger of
-// its transfers through the staging (43-54 GB/s measured on large calls:
-// 40 taken) and its compute. Each is conservative toward the CPU where the
-// two are close.
+// GPU path costs 0.8 ms to start plus the larger of its transfers through
+// the staging (43-54 GB/s measured on large calls: 40 taken) and its
+// compute: at 512^3 it took 0.9 (s), 1.1 (c) and 1.2 ms (z), of which the
+// transfers at 40 GB/s explain 0.1-0.4 (with 0.6 ms cgemm 512^3 went to
+// the GPU at 0.75x OpenBLAS's time; s/c/z in
+// bench/results/blas3-dispatch-scz-NVIDIA-H200-2026-12-04.txt). Each is
+// conservative toward the CPU where the two are close.
 Decision choose_blas3_path(char prec, double flops, double bytes, Dims dims) {
   if (cpu_only) return {Path::cpu, kCpuOnly};
   const long min_dim = std::min(dims.outer, dims.inner);
@@ -270,7 +273,7 @@ Decision choose_blas3_path(char prec, double flops, double bytes, Dims dims) {
     const double shape = std::min(1.0, double(dims.outer) / 256) * std::min(1.0, double(dims.inner) / 96);
     const double gpu_rate = 40e12;  // flop/s, one GPU (TF32 is not used for s/c)
     const double link = 40e9;       // byte/s, pageable staging in and out
-    const double setup = 6e-4;      // s, launches, pinned staging and synchronization
+    const double setup = 8e-4;      // s, launches, pinned staging and synchronization
     const double cpu = flops / (cpu_peak * shape);
     const double gpu = setup + std::max(bytes / link, flops / gpu_rate);
     if (min_dim < 64 || gpu >= cpu) return {Path::cpu, "the CPU is faster for this shape"};
