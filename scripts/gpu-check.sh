@@ -167,7 +167,7 @@ qr_node_run() {  # name, routines (a trace pattern), test filter, env...
   fell=$(grep -cE "($what) .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
   resumed=$(grep -cE "($what) .*path=cpu-resumed" "$log")
   windows=$(grep -cE "($what) .*path=gpu-node \($gpus GPUs, out of core: [0-9]+ windows" "$log")
-  case $name in *fault-*) want=$fell ;; ooc-*|memcheck-ooc) want=$windows ;; ormqr) want=$shared ;; *) want=$seen ;; esac
+  case $name in *fault-*) want=$fell ;; ooc-*|memcheck-ooc*) want=$windows ;; ormqr) want=$shared ;; *) want=$seen ;; esac
   if [ $rc = 0 ] && [ "$want" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
   echo "over $gpus GPUs, $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls on the set ($windows in windows, $shared with panels GPU to GPU), $fell fell back, $resumed of them resumed)"
 }
@@ -188,19 +188,23 @@ done
 # Out of core over the set (HQR_GPU_MEMORY too small for the members'
 # shares; HQR_NB=32 so that test_qr's orders hold several panels): windows,
 # each updated by xORMQR over the set and factored by the set's schedule;
-# xGELS on top of it; faults (the CPU finishes the window, then resumes).
+# xGELS on top of it; faults (the CPU finishes the window, then resumes);
+# xORGQR's columns in more ranges than members, dealt out.
 # Most calls there still take one GPU's windows (the set's needs per member
 # are larger): a run fails only where none took the set's.
 ooc_env="HQR_GPU_MEMORY=${GPU_CHECK_NODE_OOC_MEMORY:-512K} HQR_NB=32"
 qr_node_run ooc-geqrf geqrf 'geqrf*' $ooc_env
 qr_node_run ooc-gels gels 'gels*' $ooc_env
+qr_node_run ooc-orgqr '(or|un)gqr' 'orgqr*' $ooc_env
 for f in ${GPU_CHECK_NODE_OOC_FAULTS:-copy:9 sync:20 kernel:60}; do
   qr_node_run "ooc-fault-$f" geqrf 'geqrf_panels*' $ooc_env HQR_FAULT=$f
+  qr_node_run "ooc-orgqr-fault-$f" '(or|un)gqr' 'orgqr_blocks*' $ooc_env HQR_FAULT=$f
 done
 wrap="timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1"
 qr_node_run memcheck geqrf 'geqrf_panels<double>'
 qr_node_run memcheck-apply '(or|un)mqr|(or|un)gqr|gels' '*_blocks<double>'
 qr_node_run memcheck-ooc geqrf 'geqrf_panels<double>' $ooc_env
+qr_node_run memcheck-ooc-orgqr '(or|un)gqr' 'orgqr_blocks<double>' $ooc_env
 wrap=
 fi
 

@@ -75,12 +75,14 @@ template <class T>
 Result ormqr_node(const DeviceSet &set, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda,
                   const T *tau, T *c, lint ldc);
 
-// xORGQR over `set` (qr_apply.cu): whether that schedule serves the call,
-// and the schedule, the Result as gpu::orgqr's (`ran` false: the columns
-// from r.resume on are final, the others hold their reflectors). The
-// caller holds the set's lock.
-template <class T> bool orgqr_over_set(const DeviceSet &set, lint m, lint n, lint k);
-template <class T> Result orgqr_node(const DeviceSet &set, lint m, lint n, lint k, T *a, lint lda, const T *tau);
+// xORGQR over `set` (qr_apply.cu): in how many windows of Q's columns that
+// schedule serves the call (0: it does not; the set's size or more), and
+// the schedule, the Result as gpu::orgqr's (`ran` false: the columns from
+// r.resume on are final, the others hold their reflectors). The caller
+// holds the set's lock.
+template <class T> int orgqr_set_windows(const DeviceSet &set, lint m, lint n, lint k);
+template <class T>
+Result orgqr_node(const DeviceSet &set, lint m, lint n, lint k, T *a, lint lda, const T *tau, int windows);
 
 // The trace's path of a set's schedule: "gpu-node (4 GPUs, in core)", or
 // "... out of core: 3 windows" where it ran `windows` windows.

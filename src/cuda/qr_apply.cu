@@ -44,7 +44,8 @@
 // solve with R runs on the host (m < n: the same on A**H formed in host
 // memory, where one GPU cannot hold A**H and B; also out of core on one GPU); xORGQR forms
 // a range of Q's columns on each member as one window of its out-of-core
-// schedule, the ranges stored right to left.
+// schedule (several ranges each, dealt out, where a member cannot hold
+// one), the ranges stored right to left.
 //
 // xORGQR works in place as LAPACK's does: the reflector blocks arrive last
 // first; block p updates columns p*nb+kb.. of the growing Q, then turns its
@@ -899,8 +900,8 @@ template <class T> Result orgqr(lint m, lint n, lint k, T *a, lint lda, const T 
   if (!set.count) return {false, 0, context_error(), n};
   if (set.count > 1) {
     SetLock lock(set);
-    if (orgqr_over_set<T>(set, m, n, k)) {
-      Result r = orgqr_node(set, m, n, k, a, lda, tau);
+    if (const int windows = orgqr_set_windows<T>(set, m, n, k); windows > 0) {
+      Result r = orgqr_node(set, m, n, k, a, lda, tau, windows);
       *path = r.path;
       return r;
     }
@@ -1026,12 +1027,13 @@ template <class T> double orgqr_range_bytes(lint m, lint k, lint w) {
 }
 
 
-// Member d's range j0..j1-1 of Q, as one window of orgqr_out_of_core: the
-// identity's columns take H(kk) ... H(1) (kk = min(k, j1)), the panels read
-// from the caller's A, then leave right to left in the set's turn.
-// Returns the trailing columns of the range stored.
+// Window i of Q, columns j0..j1-1, on member c, as one window of
+// orgqr_out_of_core: the identity's columns take H(kk) ... H(1) (kk =
+// min(k, j1)), the panels read from the caller's A, then leave right to
+// left in the windows' turn. Returns the trailing columns of the window
+// stored.
 template <class T>
-lint orgqr_range(Context &c, int d, RightToLeft &order, lint m, lint k, const T *a, lint lda, const T *tau, lint j0,
+lint orgqr_range(Context &c, int i, RightToLeft &order, lint m, lint k, const T *a, lint lda, const T *tau, lint j0,
                  lint j1, T *out, bool *pinned) {
   const lint nb = apply_block(k), ldd = (m + 31) / 32 * 32, wj = j1 - j0, kk = std::min(k, j1);
   QrSteps<T> s(c);
@@ -1042,13 +1044,13 @@ lint orgqr_range(Context &c, int d, RightToLeft &order, lint m, lint k, const T 
   T *dA = static_cast<T *>(c.matrix.get());
   fine = fine && s.init() && s.put(tau, 1, 1, kk, ring.tau, 1) && form_q_columns(s, ring, m, k, a, lda, nb, dA, ldd, j0, wj);
   lint got = 0;
-  if (fine && order.wait(d)) {
+  if (fine && order.wait(i)) {
     got = s.get(dA, ldd, m, wj, out + std::size_t(j0) * lda, lda, false, true);
     fine = got == wj && !s.failed();
   }
-  order.done(d, fine && got == wj);
+  order.done(i, fine && got == wj);
   if (!s.failed()) s.finish();
-  *pinned = s.pinned();
+  *pinned = *pinned || s.pinned();
   return got;
 }
 
@@ -1056,48 +1058,60 @@ lint orgqr_range(Context &c, int d, RightToLeft &order, lint m, lint k, const T 
 
 // With several GPUs from kNodeQrOrder (xORGQR's flops as a square
 // xGEQRF's), or wherever the caller asks for the GPU (HQR_GPU_MIN_N); Q
-// needs two columns to share, and every member must hold its range.
-template <class T> bool orgqr_over_set(const DeviceSet &set, lint m, lint n, lint k) {
-  if (set.count < 2 || n < 2 || std::size_t(m) * sizeof(T) > Context::kSlotBytes) return false;
+// needs a column per window. One window per member where each holds its
+// range (in core); else the fewest windows, the set's size times a power of
+// two, of which every member holds the widest (out of core): the
+// windows' ranges keep equal work, so the narrowest ones are on the right.
+template <class T> int orgqr_set_windows(const DeviceSet &set, lint m, lint n, lint k) {
+  if (set.count < 2 || n < 2 || std::size_t(m) * sizeof(T) > Context::kSlotBytes) return 0;
   const double flops = 4.0 * m * n * k - 2.0 * (m + n) * k * k + 4.0 / 3 * k * k * k;  // real; complex 4x, alike for both
-  if (config::gpu_min_n() < 0 && std::cbrt(0.75 * flops) < double(kNodeQrOrder)) return false;
+  if (config::gpu_min_n() < 0 && std::cbrt(0.75 * flops) < double(kNodeQrOrder)) return 0;
   const int P = int(std::min<lint>(set.count, n));
-  const std::vector<lint> r = q_column_ranges(m, n, k, P);
-  for (int d = 0; d < P; ++d) {
-    const lint w = r[std::size_t(d) + 1] - r[std::size_t(d)];
-    const double need = orgqr_range_bytes<T>(m, k, w);
-    const std::size_t budget = plan_budget(*set.member[d], std::size_t(256) << 20);
-    if (budget == 0 || need > double(budget)) return false;
+  double budget = std::numeric_limits<double>::max();
+  for (int d = 0; d < P; ++d) budget = std::min(budget, double(plan_budget(*set.member[d], std::size_t(256) << 20)));
+  for (lint windows = P; windows <= n; windows *= 2) {
+    const std::vector<lint> r = q_column_ranges(m, n, k, int(windows));
+    lint widest = 0;
+    for (std::size_t i = 0; i + 1 < r.size(); ++i) widest = std::max(widest, r[i + 1] - r[i]);
+    if (orgqr_range_bytes<T>(m, k, widest) <= budget) return int(windows);
   }
-  return true;
+  return 0;
 }
 
-// Q's columns in one range per member (q_column_ranges), each member forming
-// its range from the identity at once (orgqr_range), the ranges stored
-// right to left (RightToLeft): after a failure the trailing columns are
-// final and the others still hold their reflectors, as after the one-GPU
-// schedule's, and the CPU forms the leading columns from them.
-template <class T> Result orgqr_node(const DeviceSet &set, lint m, lint n, lint k, T *a, lint lda, const T *tau) {
+// Q's columns in `windows` ranges of about equal work (q_column_ranges),
+// dealt out to the members, window i to member i mod P (the windows are P
+// times a power of two, so each round right to left gives every member one),
+// each member forming its windows from the identity right to left
+// (orgqr_range), all members at once, the windows stored right to left
+// (RightToLeft): after a failure the trailing columns are final and the
+// others still hold their reflectors, as after the one-GPU schedule's,
+// and the CPU forms the leading columns from them. With one window per
+// member, each forms its whole range in core.
+template <class T>
+Result orgqr_node(const DeviceSet &set, lint m, lint n, lint k, T *a, lint lda, const T *tau, int windows) {
   const int P = int(std::min<lint>(set.count, n));
-  const std::vector<lint> r = q_column_ranges(m, n, k, P);
-  RightToLeft order(P);
-  std::vector<lint> got(static_cast<std::size_t>(P), 0);
+  const std::vector<lint> r = q_column_ranges(m, n, k, windows);
+  RightToLeft order(windows);
+  std::vector<lint> got(static_cast<std::size_t>(windows), 0);
   std::vector<char> pinned(static_cast<std::size_t>(P), 0);
   auto run = [&](int d) {
     bool p = false;
-    got[std::size_t(d)] = orgqr_range(*set.member[d], d, order, m, k, a, lda, tau, r[std::size_t(d)],
-                                      r[std::size_t(d) + 1], a, &p);
+    for (int i = windows - P + d; i >= 0; i -= P) {
+      const std::size_t w = std::size_t(i);
+      got[w] = orgqr_range(*set.member[d], i, order, m, k, a, lda, tau, r[w], r[w + 1], a, &p);
+      if (got[w] < r[w + 1] - r[w]) break;  // the windows to its left are not stored (RightToLeft)
+    }
     pinned[std::size_t(d)] = p;
   };
   on_each_member(P, run);
   Result out{true, 0, nullptr, 0};
-  out.path = node_path(P, 1);
+  out.path = node_path(P, windows > P ? windows : 1);
   lint resume = n;  // trailing columns final from here
-  for (int d = P - 1; d >= 0; --d) {
-    const lint w = r[std::size_t(d) + 1] - r[std::size_t(d)], g = got[std::size_t(d)];
-    if (g > 0) out.devices |= std::uint64_t(1) << set.member[d]->device;
-    resume = r[std::size_t(d) + 1] - g;
-    if (g < w) break;
+  for (int i = windows - 1; i >= 0; --i) {
+    const std::size_t w = std::size_t(i);
+    if (got[w] > 0) out.devices |= std::uint64_t(1) << set.member[i % P]->device;
+    resume = r[w + 1] - got[w];
+    if (got[w] < r[w + 1] - r[w]) break;
   }
   if (resume > 0) return {false, 0, "CUDA error", resume, 0, 0, out.devices, out.path};
   if (std::find(pinned.begin(), pinned.end(), char(1)) != pinned.end()) out.why = kPinnedCaller;
@@ -1211,8 +1225,8 @@ template <class T> Result geqrf_set(const DeviceSet &set, lint m, lint n, T *a, 
   template Result orgqr(lint, lint, lint, T *, lint, const T *, const char **);                  \
   template Result ormqr_node(const DeviceSet &, bool, bool, lint, lint, lint, const T *, lint, const T *, T *, lint); \
   template Result geqrf_set(const DeviceSet &, lint, lint, T *, lint, T *, lint, int *);                 \
-  template bool orgqr_over_set<T>(const DeviceSet &, lint, lint, lint);                                  \
-  template Result orgqr_node(const DeviceSet &, lint, lint, lint, T *, lint, const T *);
+  template int orgqr_set_windows<T>(const DeviceSet &, lint, lint, lint);                               \
+  template Result orgqr_node(const DeviceSet &, lint, lint, lint, T *, lint, const T *, int);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)
