@@ -17,6 +17,8 @@
 //                  cuSOLVER Xgeqrf + xORMQR/xUNMQR + cuBLAS xTRSM with the
 //                  same host round trip / pinned / device-only variants,
 //                  and OpenBLAS's xgels;
+//   gelsd:MxNxNRHS xgelsd (m >= 1.6 n, hqr's path) against OpenBLAS's, and
+//                  OpenBLAS's on the n-by-n R alone (run_gelsd);
 //   ormqr:N        dormqr 'L' 'T' with N reflectors of order N on N x N C;
 //   orgqr:N        dorgqr of order N from N reflectors;
 //   both (double only) against cuSOLVER Dormqr / Dorgqr likewise.
@@ -494,6 +496,95 @@ template <class T> static void run_gels_wide(int m, int n, int nrhs, int reps, l
   std::fflush(stdout);
 }
 
+// xgelsd through f (hqr's exported symbol or OpenBLAS's): LWORK, LIWORK
+// (and LRWORK) queried, then the call with RCOND = -1 (machine precision).
+// Returns INFO; RANK in *rank, the singular values in s.
+template <class T> using RealOf = decltype(std::abs(T()));
+template <class T>
+static int call_gelsd(void *f, int m, int n, int nrhs, T *a, int lda, T *b, int ldb, RealOf<T> *s, int *rank) {
+  using R = RealOf<T>;
+  const R rcond = -1;
+  int info = 0;
+  auto call = [&](T *work, int lwork, R *rwork, int *iwork) {
+    if constexpr (std::is_same_v<T, R>)
+      reinterpret_cast<void (*)(const int *, const int *, const int *, T *, const int *, T *, const int *, R *,
+                                const R *, int *, T *, const int *, int *, int *)>(f)(
+          &m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, iwork, &info);
+    else
+      reinterpret_cast<void (*)(const int *, const int *, const int *, T *, const int *, T *, const int *, R *,
+                                const R *, int *, T *, const int *, R *, int *, int *)>(f)(
+          &m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, rwork, iwork, &info);
+  };
+  T w{};
+  R rw = 0;
+  int iw = 0;
+  call(&w, -1, &rw, &iw);
+  std::vector<T> work(size_t(std::max(1, int(std::real(w)))));
+  std::vector<R> rwork(size_t(std::max(1, int(rw))));
+  std::vector<int> iwork(size_t(std::max(1, iw)));
+  call(work.data(), int(work.size()), rwork.data(), iwork.data());
+  return info;
+}
+
+// xgelsd, m >= 1.6 n (hqr's QR, then R's n-by-n problem: the bidiagonal form
+// on the GPU from gelsd.cpp's kBidiagonalMinN on; HQR_VERBOSE names the
+// steps' paths) against OpenBLAS's xgelsd on the same A and B ("cpu"), and
+// OpenBLAS's xgelsd on the n-by-n R of A alone ("cpu-nxn": what hqr ran on
+// the CPU after its QR before; with the QR's time, the crossover). Check:
+// S and X against OpenBLAS's (max |ds| / s1, max |dx| / max |x|), RANK.
+template <class T> static void run_gelsd(int m, int n, int nrhs, int reps, long cpu_max, void *cpu_lib) {
+  using R = RealOf<T>;
+  const size_t ca = size_t(m) * n, cb = size_t(m) * nrhs;
+  const std::vector<T> a0 = random_values<T>(ca), b0 = random_values<T>(cb);
+  // A spare column: OpenBLAS 0.3.21's zgemv_n, which its xGELSD calls, reads
+  // past the end of its matrix (a segmentation fault here once).
+  std::vector<T> a(ca + size_t(m)), b(cb);
+  std::vector<R> s(static_cast<size_t>(n)), s_cpu(static_cast<size_t>(n));
+  int rank = 0, rank_cpu = 0;
+  auto reset = [&] {
+    std::memcpy(a.data(), a0.data(), ca * sizeof(T));
+    std::memcpy(b.data(), b0.data(), cb * sizeof(T));
+  };
+  const std::string sym = std::string(Traits<T>::name) + "gelsd_";
+  void *hqr_f = dlsym(RTLD_DEFAULT, sym.c_str());
+  const double h = timed(reps, reset, [&] { call_gelsd<T>(hqr_f, m, n, nrhs, a.data(), m, b.data(), m, s.data(), &rank); });
+  const std::vector<T> x(b.begin(), b.begin() + n);  // the first right-hand side's solution
+  double cpu = 0, cpu_nn = 0, ds = -1, dx = -1;
+  void *cpu_f = cpu_lib ? dlsym(cpu_lib, sym.c_str()) : nullptr;
+  if (cpu_f && double(m) * n * n <= double(cpu_max) * cpu_max * cpu_max) {
+    cpu = timed(reps, reset, [&] { call_gelsd<T>(cpu_f, m, n, nrhs, a.data(), m, b.data(), m, s_cpu.data(), &rank_cpu); });
+    ds = 0;
+    for (int i = 0; i < n; ++i) ds = std::max(ds, double(std::abs(s[size_t(i)] - s_cpu[size_t(i)])));
+    ds /= double(s_cpu[0]);
+    double big = 0;
+    dx = 0;
+    for (int i = 0; i < n; ++i) {
+      big = std::max(big, double(std::abs(b[size_t(i)])));
+      dx = std::max(dx, double(std::abs(b[size_t(i)] - x[size_t(i)])));
+    }
+    dx /= big;
+    // R of A (OpenBLAS's xgeqrf, untimed), its lower part zero, and B's first n rows.
+    std::vector<T> r0(a0), tau(static_cast<size_t>(n));
+    auto *geqrf = reinterpret_cast<GeqrfFn<T> *>(dlsym(cpu_lib, (std::string(Traits<T>::name) + "geqrf_").c_str()));
+    lapack_geqrf<T>(geqrf, m, n, r0.data(), tau.data());
+    for (int j = 0; j < n; ++j)
+      for (int i = j + 1; i < m; ++i) r0[i + size_t(j) * m] = T(0);
+    cpu_nn = timed(reps, [&] {
+      std::memcpy(a.data(), r0.data(), ca * sizeof(T));
+      std::memcpy(b.data(), b0.data(), cb * sizeof(T));
+    }, [&] { call_gelsd<T>(cpu_f, n, n, nrhs, a.data(), m, b.data(), m, s_cpu.data(), &rank_cpu); });
+  }
+  char cpus[64] = "-", nn[64] = "-", check[96] = "-";
+  if (cpu > 0) {
+    std::snprintf(cpus, sizeof cpus, "%9.5f (x%5.2f)", cpu, cpu / h);
+    std::snprintf(nn, sizeof nn, "%9.5f", cpu_nn);
+    std::snprintf(check, sizeof check, "|ds|/s1 %.1e |dx|/|x| %.1e rank %d/%d", ds, dx, rank, rank_cpu);
+  }
+  std::printf("%sgelsd %dx%d nrhs=%d | hqr %9.5f s | cpu %s | cpu-nxn %s | %s\n", Traits<T>::name, m, n, nrhs, h,
+              cpus, nn, check);
+  std::fflush(stdout);
+}
+
 // Reflectors of a random n x n matrix (cuSOLVER's geqrf), for ormqr/orgqr.
 static void reflectors(int n, std::vector<double> &a, std::vector<double> &tau) {
   a = random_doubles(size_t(n) * n);
@@ -634,7 +725,7 @@ int main(int argc, char **argv) {
   const std::string precs = argc > 1 ? argv[1] : "d";
   std::vector<std::pair<int, int>> shapes;
   struct Other {
-    char routine;  // 'g' gels, 'm' ormqr, 'o' orgqr
+    char routine;  // 'g' gels, 'l' gelsd, 'm' ormqr, 'o' orgqr
     int m, n, nrhs;
   };
   std::vector<Other> others;
@@ -643,6 +734,8 @@ int main(int argc, char **argv) {
     int m = 0, n = 0, r = 1;
     if (std::sscanf(p, "gels:%dx%dx%d", &m, &n, &r) >= 2)
       others.push_back({'g', m, n, r});
+    else if (std::sscanf(p, "gelsd:%dx%dx%d", &m, &n, &r) >= 2)
+      others.push_back({'l', m, n, r});
     else if (std::sscanf(p, "ormqr:%d", &n) == 1)
       others.push_back({'m', n, n, 0});
     else if (std::sscanf(p, "orgqr:%d", &n) == 1)
@@ -682,6 +775,13 @@ int main(int argc, char **argv) {
         if (p == 's') run_gels<float>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
         if (p == 'z') run_gels<zc>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
         if (p == 'c') run_gels<cc>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+      }
+    if (o.routine == 'l')
+      for (char p : precs) {
+        if (p == 'd') run_gelsd<double>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+        if (p == 's') run_gelsd<float>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+        if (p == 'z') run_gelsd<zc>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
+        if (p == 'c') run_gelsd<cc>(o.m, o.n, o.nrhs, reps, cpu_max, cpu_lib);
       }
     if (o.routine == 'm') run_apply(false, o.n, reps, cpu_max, cpu_lib);
     if (o.routine == 'o') run_apply(true, o.n, reps, cpu_max, cpu_lib);

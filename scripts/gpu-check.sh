@@ -5,7 +5,7 @@
 # (make; the test programs and build/bench_potrf) and the packages from
 # scripts/offline-bundle.sh.
 #   scripts/gpu-check.sh [OUTDIR]
-# GPU_CHECK_TAR=file also packs the logs into one file. GPU_CHECK_PARTS (default "suite node node-qr ooc ooc-inverse oom large panel faults qrupd qrupd-econ blas3 mpi sanitizer") picks parts,
+# GPU_CHECK_TAR=file also packs the logs into one file. GPU_CHECK_PARTS (default "suite node node-qr ooc ooc-inverse oom large panel faults gelsd qrupd qrupd-econ blas3 mpi sanitizer") picks parts,
 # so that one check fits in a limited slot of GPU time. GPU_CHECK_QRUPD_FAULTS
 # adds HQR_FAULT points to part qrupd's four (e.g. "sync:27 copy:51", where
 # Q's last rows of an update are finished on the CPU). Part node-qr's fault
@@ -20,7 +20,7 @@ export HQR_REFERENCE_LAPACK=$hqr_lib/lapack/liblapack.so.3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}  # Debian's 0.3.21 misdetects Sapphire Rapids
 nvidia-smi -L | tee "$out/device.txt"
 fail=0
-parts=${GPU_CHECK_PARTS:-suite node node-qr ooc ooc-inverse oom large panel faults qrupd qrupd-econ blas3 mpi sanitizer}
+parts=${GPU_CHECK_PARTS:-suite node node-qr ooc ooc-inverse oom large panel faults gelsd qrupd qrupd-econ blas3 mpi sanitizer}
 part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 tests=$(ls build/test/test_* 2>/dev/null)
 
@@ -372,6 +372,37 @@ for k in copy sync; do
   done
   [ "$resumed" -gt 0 ] || { fail=1; echo "HQR_FAULT=$k:* gels_blocks_wide<double>: no call resumed from stored rows"; }
   echo "HQR_FAULT=$k:1..${GPU_CHECK_GELS_SYNCS:-24} gels_blocks_wide<double>: $bad failed, $resumed calls resumed"
+done
+fi
+
+if part gelsd; then
+# xGELSD's bidiagonal form on the GPU (gebrd.cu): the suite's run requires
+# each of test_gelsd's tall calls to end on a GPU path, which under
+# HQR_GPU_MIN_N=0 includes the bidiagonal form; here faults (the counter is
+# global: the QR's steps fail too, and a call whose bidiagonal form failed
+# says "cpu-resumed" with the GPU's reason, which only gelsd.cpp writes for
+# it) and memcheck over the double and complex-single cases.
+echo "== xGELSD's bidiagonal form on the GPU"
+log="$out/gelsd.log"
+HQR_VERBOSE=1 HQR_GPU_MIN_N=0 build/test/test_gelsd >"$log" 2>&1
+rc=$?
+seen=$(grep -c "gelsd .*bidiagonal form on the GPU" "$log")
+if [ $rc = 0 ] && [ "$seen" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+echo "test_gelsd: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls with the bidiagonal form on the GPU)"
+for f in alloc copy:3 copy:40 kernel:2 kernel:30 sync:3 sync:20; do
+  log="$out/gelsd-fault-$f.log"
+  HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gelsd_vs_lapack*' build/test/test_gelsd >"$log" 2>&1
+  rc=$?
+  fired=$(grep -cE "gelsd .*path=cpu-resumed \((CUDA error|GPU out of memory)" "$log")
+  if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "HQR_FAULT=$f test_gelsd: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $fired bidiagonal forms fell back)"
+done
+for t in 'gelsd_vs_lapack<double>' 'gelsd_rank_deficient<std::complex<float>>'; do
+  log="$out/gelsd-memcheck-${t%%<*}.log"
+  HQR_TEST_FILTER=$t HQR_GPU_MIN_N=0 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
+    build/test/test_gelsd >"$log" 2>&1
+  if [ $? = 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "compute-sanitizer memcheck test_gelsd $t: $r ($(grep -m1 'ERROR SUMMARY' "$log"))"
 done
 fi
 

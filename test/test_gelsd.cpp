@@ -1,5 +1,7 @@
 // xGELSD against the reference LAPACK's: tall shapes on hqr's path (A = QR
-// and Q**H B through hqr's xGEQRF/xORMQR, R's SVD on the next LAPACK) and
+// and Q**H B through hqr's xGEQRF/xORMQR; R's bidiagonal form on the GPU
+// from gelsd.cpp's orders or with HQR_GPU_MIN_N, then the next LAPACK's
+// xORMBR/xLALSD; else the next LAPACK's xGELSD on R) and
 // the shapes hqr forwards (below LAPACK's MNTHR = 1.6 n, wide, empty).
 // Checked: INFO and RANK as the reference's; S within max(m,n) eps of it;
 // X near the reference's (within cond^2 max(m,n) eps) and, as LAPACK's
@@ -10,7 +12,9 @@
 // singular values); data LAPACK scales (1e-300, 1e300), A = 0 and NaN
 // (forwarded: results as LAPACK's); the smallest LWORK the reference
 // accepts, and one less (-12, A and B untouched); illegal arguments. With a
-// GPU and HQR_GPU_MIN_N=0, each tall call must end on a GPU path.
+// GPU and HQR_GPU_MIN_N=0, each tall call must end on a GPU path (the QR's
+// and, with NRHS >= 1, the bidiagonal form's: where that fails, the call's
+// path is cpu-resumed).
 #include "testing.hpp"
 
 using namespace testing;

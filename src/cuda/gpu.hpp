@@ -115,6 +115,18 @@ Result qrupd_addcols_econ(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r,
 // *path names the variant that ran, for HQR_VERBOSE.
 template <class T> Result geqrf(lint m, lint n, T *a, lint lda, T *tau, const char **path);
 
+// The bidiagonal form of an n-by-n upper triangular R (xGELSD's n-by-n
+// stage; gebrd.cu): Q**H R P = B, B upper bidiagonal, by cuSOLVER's xGEBRD.
+// V (ldv >= n) gets what xGEBRD leaves in A (B's diagonal and
+// superdiagonal, Q's reflectors below the diagonal, P's right of the
+// superdiagonal), d and e B's diagonal (n) and superdiagonal (n-1), tauq and
+// taup (n) the reflectors' scalars, all as LAPACK's xGEBRD stores them.
+// R's strictly lower part is not referenced and R is only read: `ran`
+// false leaves it as it came (V, d, e, tauq, taup undefined).
+template <class T>
+Result gebrd(lint n, const T *r, lint ldr, T *v, lint ldv, typename Prec<T>::real *d, typename Prec<T>::real *e,
+             T *tauq, T *taup);
+
 }  // namespace hqr::gpu
 
 // ---- Applying and forming Q on the GPU (qr_apply.cu) ------------------------

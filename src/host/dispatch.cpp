@@ -235,6 +235,16 @@ Decision choose_path(Routine r, char prec, long n, Probe probe, const void *a, s
   return {Path::gpu, nullptr};
 }
 
+Decision choose_fixed_path(long n, long min_n, double cpu_s) {
+  if (cpu_only) return {Path::cpu, kCpuOnly};
+  const long forced = config::gpu_min_n();
+  if (forced >= 0 && n < forced) return {Path::cpu, "below HQR_GPU_MIN_N"};
+  if (forced < 0 && n < min_n) return {Path::cpu, "below the GPU crossover"};
+  const GpuGate g = gpu_gate(cpu_s);
+  if (!g.open) return {Path::cpu, g.why};
+  return {Path::gpu, nullptr};
+}
+
 long measure_crossover(Routine r, char prec, Probe probe) {
   if (!gpu::available()) return -1;
   return crossovers().measure(r, prec, probe);

@@ -65,8 +65,13 @@ class CpuOnly {
  private:
   bool saved_;
 };
-// Routines that have no GPU path yet.
+// Routines that have no GPU path yet (xPOSV, xPOTRS).
 inline Decision choose_path(long) { return {Path::cpu, "no GPU path for this routine yet"}; }
+// A step with no crossover of its own (xGELSD's bidiagonal form): the GPU
+// from order `min_n` on, a fixed order measured where the step's code says;
+// HQR_GPU_MIN_N, CpuOnly and the GPU's start (gpu_gate, from `cpu_s`, the
+// step's estimated CPU time) as for choose_path.
+Decision choose_fixed_path(long n, long min_n, double cpu_s);
 
 // A call the model sends to the GPU, which would take about `cpu_seconds`
 // on the CPU: whether the GPU takes it now. With the GPU's contexts ready,

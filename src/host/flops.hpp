@@ -39,6 +39,10 @@ template <class T> double orgqr(double m, double n, double k) {
   return combine<T>(2 * m * n * k - (m + n) * k * k + 2.0 / 3 * k * k * k + 2 * n * k - k * k - 5 * k / 3,
                     2 * m * n * k - (m + n) * k * k + 2.0 / 3 * k * k * k + n * k - m * k + k / 3);
 }
+// The bidiagonal reduction of an m-by-n matrix, m >= n.
+template <class T> double gebrd(double m, double n) {
+  return combine<T>(n * n * (2 * m - 2 * n / 3 + 2) + 20 * n / 3, n * n * (2 * m - 2 * n / 3 + 1) - m * n + 5 * n / 3);
+}
 // Factor, apply Q to the right-hand sides, solve with the triangle.
 template <class T> double gels(double m, double n, double nrhs) {
   const double k = m < n ? m : n;

@@ -13,9 +13,13 @@
 // hqr's part is LAPACK's own first step for a tall A ("path 1a",
 // m >= MNTHR = 1.6 n): A = QR and B := Q**H B, then the n-by-n problem on
 // R. hqr runs those two through its xGEQRF and xORMQR (on the GPU where
-// their dispatch sends them; they are most of the flops when m >> n) and
-// hands R and B(1:n,:) to the next LAPACK's xGELSD, which returns S, RANK,
-// X and INFO for R, those of A. Rows n+1:m of B keep Q**H B's tail, as in
+// their dispatch sends them; they are most of the flops when m >> n). The
+// n-by-n problem on R, whose S, RANK, X and INFO are A's, is LAPACK's next
+// steps: xGEBRD, xORMBR with Q, xLALSD, xORMBR with P. From order
+// bidiagonal_min_n (or HQR_GPU_MIN_N) on, xGEBRD runs on the GPU
+// (gpu::gebrd) and the rest, O(n^2 nrhs), with the next LAPACK's routines;
+// below it, or where the GPU fails (R is then untouched), the next
+// LAPACK's xGELSD solves it whole. Rows n+1:m of B keep Q**H B's tail, as in
 // LAPACK (their sum of squares is the residual when RANK = n; numpy reads
 // it). Every other call goes to the next LAPACK unchanged: queries, illegal
 // arguments (its XERBLA), shapes below MNTHR, and data LAPACK would scale
@@ -24,11 +28,19 @@
 // workspace of their own: any LWORK LAPACK accepts serves them, and a
 // failed allocation sends the call, untouched, to the next LAPACK.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <new>
+#include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "config.hpp"
+#include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
 #include "next_lapack.hpp"
@@ -64,6 +76,71 @@ void next_gelsd(const lint *m, const lint *n, const lint *nrhs, T *a, const lint
     static F *const f = next::fn<F, T>("gelsd");
     f(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info);
   }
+}
+
+// The CPU's xGEBRD is bound by the host's memory (half its flops are
+// matrix-vector products over the trailing matrix), cuSOLVER's by its
+// launches at small orders (about 60 us a column at n = 256): the GPU's
+// bidiagonal form wins from these orders on. Whole xGELSD at m = 2n with
+// the GPU's bidiagonal form against OpenBLAS's, H200 host (16 cores;
+// bench/results/gelsd-NVIDIA-H200-2026-12-04.txt), at n = 256/384/512/1024:
+// s 0.65/-/0.86/1.32-1.39x, d 0.93/-/0.98-1.11/1.51-1.68x,
+// c -/0.83/1.40/1.55x, z 1.02-1.14/1.40/1.22-1.43/1.87-2.08x.
+template <class T> constexpr lint bidiagonal_min_n() {
+  if constexpr (std::is_same_v<T, float>) return 768;
+  if constexpr (std::is_same_v<T, double>) return 640;
+  if constexpr (std::is_same_v<T, std::complex<float>>) return 512;
+  return 256;
+}
+
+// HQR_VERBOSE=2: the seconds from the call's start at each step, in one
+// line when the call returns.
+class Phases {
+ public:
+  explicit Phases(char prec) : on_(config::verbose_level() >= 2), prec_(prec) {}
+  Phases(const Phases &) = delete;
+  Phases &operator=(const Phases &) = delete;
+  ~Phases() {
+    if (!on_ || marks_.empty()) return;
+    std::string line = std::string("hqr: ") + prec_ + "gelsd phases (s from start)";
+    char buf[64];
+    for (const auto &m : marks_) {
+      std::snprintf(buf, sizeof buf, ", %s %.4f", m.first, m.second);
+      line += buf;
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  void mark(const char *what) {
+    if (on_) marks_.push_back({what, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()});
+  }
+
+ private:
+  bool on_;
+  char prec_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::vector<std::pair<const char *, double>> marks_;
+};
+
+// The next LAPACK's xORMBR/xUNMBR and xLALSD (complex xLALSD takes RWORK),
+// or nullptr where it does not export them (xLALSD is an auxiliary routine).
+template <class T>
+using OrmbrFn = void(const char *, const char *, const char *, const lint *, const lint *, const lint *, const T *,
+                     const lint *, const T *, T *, const lint *, T *, const lint *, lint *, std::size_t, std::size_t,
+                     std::size_t);
+template <class T> OrmbrFn<T> *next_ormbr() {
+  static OrmbrFn<T> *const f = next::fn_or_null<OrmbrFn<T>, T>(is_complex<T> ? "unmbr" : "ormbr");
+  return f;
+}
+template <class T>
+using LalsdFn = std::conditional_t<
+    is_complex<T>,
+    void(const char *, const lint *, const lint *, const lint *, Real<T> *, Real<T> *, T *, const lint *,
+         const Real<T> *, lint *, T *, Real<T> *, lint *, lint *, std::size_t),
+    void(const char *, const lint *, const lint *, const lint *, Real<T> *, Real<T> *, T *, const lint *,
+         const Real<T> *, lint *, T *, lint *, lint *, std::size_t)>;
+template <class T> LalsdFn<T> *next_lalsd() {
+  static LalsdFn<T> *const f = next::fn_or_null<LalsdFn<T>, T>("lalsd");
+  return f;
 }
 
 // ILAENV(9, 'xGELSD'): the size of the divide and conquer's leaves (25 in
@@ -108,6 +185,72 @@ bool unscaled(lint m, lint n, lint nrhs, const T *a, lint lda, const T *b, lint 
   return bnrm == 0 || (bnrm >= smlnum && bnrm <= bignum);
 }
 
+// The n-by-n problem on R (its strictly lower part zero) as LAPACK's
+// xGELSD solves it after its QR, with the bidiagonal form on the GPU:
+// xGEBRD (gpu::gebrd, into a copy: R stays as it came until that has
+// succeeded), xORMBR('Q', 'L', 'C'), xLALSD('U') with RCOND (S gets the
+// singular values, RANK, X in B(1:n,:), INFO > 0: xLALSD did not converge),
+// xORMBR('P', 'L', 'N'). WORK, RWORK and IWORK are sized for the next
+// LAPACK's xGELSD of the n-by-n problem, which covers each of these. False
+// where it did not start or the GPU failed (`why` says which; `failed`
+// true for the latter), A and B untouched.
+template <class T>
+bool solve_bidiagonal_on_gpu(lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, Real<T> *s, const Real<T> *rcond,
+                             lint *rank, T *work, lint lwork, Real<T> *rwork, lint *iwork, lint *info,
+                             const char **why, bool *failed, Phases &phases) {
+  *failed = false;
+  if (nrhs == 0) {  // LAPACK's xLALSD answers -4 (xGELSD passes NRHS on): left to the next xGELSD
+    *why = "the QR; R's SVD on the CPU (NRHS = 0)";
+    return false;
+  }
+  auto *ormbr = next_ormbr<T>();
+  auto *lalsd = next_lalsd<T>();
+  if (!ormbr || !lalsd) {
+    *why = "the QR; R's SVD on the CPU (the next LAPACK exports no xLALSD)";
+    return false;
+  }
+  const Decision d =
+      choose_fixed_path(long(n), long(bidiagonal_min_n<T>()), cpu_seconds(flops::gebrd<T>(n, n), Prec<T>::letter));
+  if (d.path != Path::gpu) {
+    *why = "the QR; R's SVD on the CPU";
+    return false;
+  }
+  std::vector<T> v, tauq, taup;
+  std::vector<Real<T>> e;
+  try {
+    // A spare column: OpenBLAS 0.3.21's zgemv_n reads past the end of its
+    // matrix (test_gelsd's note), and its xORMBR reads V.
+    v.resize(std::size_t(n) * std::size_t(n + 1));
+    tauq.resize(std::size_t(n));
+    taup.resize(std::size_t(n));
+    e.resize(std::size_t(n));
+  } catch (const std::bad_alloc &) {
+    *why = "the QR; R's SVD on the CPU (no memory for the bidiagonal form)";
+    return false;
+  }
+  phases.mark("allocated");
+  const gpu::Result r = gpu::gebrd(n, a, lda, v.data(), n, s, e.data(), tauq.data(), taup.data());
+  phases.mark("bidiagonal");
+  if (!r.ran) {
+    *why = r.why;
+    *failed = true;
+    return false;
+  }
+  const char ct = is_complex<T> ? 'C' : 'T';
+  ormbr("Q", "L", &ct, &n, &nrhs, &n, v.data(), &n, tauq.data(), b, &ldb, work, &lwork, info, 1, 1, 1);
+  phases.mark("Q**H B");
+  const lint sml = smlsiz();
+  if constexpr (is_complex<T>)
+    lalsd("U", &sml, &n, &nrhs, s, e.data(), b, &ldb, rcond, rank, work, rwork, iwork, info, 1);
+  else
+    lalsd("U", &sml, &n, &nrhs, s, e.data(), b, &ldb, rcond, rank, work, iwork, info, 1);
+  phases.mark("xLALSD");
+  if (*info == 0) ormbr("P", "L", "N", &n, &nrhs, &n, v.data(), &n, taup.data(), b, &ldb, work, &lwork, info, 1, 1, 1);
+  phases.mark("P X");
+  *why = "the QR; R's bidiagonal form on the GPU";
+  return true;
+}
+
 }  // namespace
 
 template <class T>
@@ -122,9 +265,11 @@ void gelsd(const lint *m, const lint *n, const lint *nrhs, T *a, const lint *lda
     next_gelsd(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, rwork, iwork, info);
     return;
   }
-  Trace trace(routine_name<T>("GELSD"), flops::geqrf<T>(M, N) + flops::ormqr<T>(true, M, NR, N));
+  Trace trace(routine_name<T>("GELSD"),
+              flops::geqrf<T>(M, N) + flops::ormqr<T>(true, M, NR, N) + flops::gebrd<T>(N, N));
   trace.args("m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld lwork=%ld", long(M), long(N), long(NR), long(*lda), long(*ldb),
              long(*lwork));
+  Phases phases(Prec<T>::letter);
   if (bool nonfinite = false; !unscaled(M, N, NR, a, *lda, b, *ldb, &nonfinite)) {
     trace.path("cpu", "A or B as LAPACK scales it, zero, NaN or Inf");
     const CpuOnly plain_lapack(nonfinite);  // its xGEQRF and xORMQR on the CPU too
@@ -159,20 +304,36 @@ void gelsd(const lint *m, const lint *n, const lint *nrhs, T *a, const lint *lda
     return;
   }
   const lint lw = lint(wk.size());
+  phases.mark("checked");
 
   // A = QR, B := Q**H B (hqr's; the path of the QR names this call's).
+  const char *qr_path;
   {
     const Trace::Direct own;
     geqrf(m, n, a, lda, tau.data(), wk.data(), &lw, &qinfo);
-    trace.path(Trace::last_nested_path(), "the QR; R's SVD on the CPU");
+    qr_path = Trace::last_nested_path();
     if (NR > 0) ormqr("L", &ct, m, nrhs, n, a, lda, tau.data(), b, ldb, wk.data(), &lw, &qinfo);
   }
   for (lint j = 0; j + 1 < N; ++j)  // zero below R (xLASET)
     std::fill(a + j + 1 + std::size_t(j) * *lda, a + N + std::size_t(j) * *lda, T(0));
+  phases.mark("QR");
 
-  // The n-by-n problem on R, whose singular values are A's.
-  next_gelsd(n, n, nrhs, a, lda, b, ldb, s, rcond, rank, wk.data(), &lw, is_complex<T> ? rwk.data() : nullptr,
-             iwk.data(), info);
+  // The n-by-n problem on R, whose singular values are A's. The call's
+  // path: the QR's, "gpu-bidiagonal" where only the bidiagonal form ran on
+  // the GPU, "cpu-resumed" where the GPU failed in it.
+  const char *why = nullptr;
+  bool failed = false;
+  Real<T> *rw = is_complex<T> ? rwk.data() : nullptr;
+  if (solve_bidiagonal_on_gpu(N, NR, a, *lda, b, *ldb, s, rcond, rank, wk.data(), lw, rw, iwk.data(), info, &why,
+                              &failed, phases)) {
+    trace.path(std::strncmp(qr_path, "gpu", 3) == 0 || std::strcmp(qr_path, "cpu-resumed") == 0 ? qr_path
+                                                                                                 : "gpu-bidiagonal",
+               why);
+  } else {
+    trace.path(failed ? "cpu-resumed" : qr_path, why);
+    next_gelsd(n, n, nrhs, a, lda, b, ldb, s, rcond, rank, wk.data(), &lw, rw, iwk.data(), info);
+    phases.mark("R's SVD");
+  }
   work[0] = w_caller;
   iwork[0] = iw_caller;
   if constexpr (is_complex<T>) rwork[0] = rw_caller;

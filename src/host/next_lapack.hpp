@@ -24,14 +24,24 @@ namespace next {
 // would be for the dynamic linker: one line on stderr naming it (and, where
 // there is no LAPACK at all, what would serve), exit status 127.
 void *require(const char *name);
-template <class F, class T> F *fn(const char *base) {
-  char name[32];
+// `<letter><base>_` of T in `name` (32 bytes).
+template <class T> const char *symbol_name(const char *base, char (&name)[32]) {
   name[0] = Prec<T>::letter;
   std::size_t i = 0;
   for (; base[i] && i + 2 < sizeof name; ++i) name[i + 1] = base[i];
   name[i + 1] = '_';
   name[i + 2] = '\0';
-  return reinterpret_cast<F *>(require(name));
+  return name;
+}
+template <class F, class T> F *fn(const char *base) {
+  char name[32];
+  return reinterpret_cast<F *>(require(symbol_name<T>(base, name)));
+}
+// The same where the routine may be missing (an auxiliary routine that a
+// LAPACK need not export): nullptr then.
+template <class F, class T> F *fn_or_null(const char *base) {
+  char name[32];
+  return reinterpret_cast<F *>(next_symbol(symbol_name<T>(base, name)));
 }
 
 // One wrapper per routine. Hidden string lengths are passed as 1: only the

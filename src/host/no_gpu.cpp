@@ -23,7 +23,13 @@ template <class T> Result potri(bool, lint, T *, lint) { return {false, 0, "buil
 template <class T> Result geqrf(lint, lint, T *, lint, T *, const char **) {
   return {false, 0, "built without CUDA", 0};
 }
-#define HQR_INSTANTIATE(T)                            \
+template <class T>
+Result gebrd(lint, const T *, lint, T *, lint, typename Prec<T>::real *, typename Prec<T>::real *, T *, T *) {
+  return {false, 0, "built without CUDA", 0};
+}
+#define HQR_INSTANTIATE(T)                                                                                  \
+  template Result gebrd(lint, const T *, lint, T *, lint, typename Prec<T>::real *, typename Prec<T>::real *, \
+                        T *, T *);                                                                          \
   template Result trtri(bool, bool, lint, T *, lint); \
   template Result lauum(bool, lint, T *, lint);       \
   template Result potri(bool, lint, T *, lint);       \

@@ -47,14 +47,19 @@ template <class T> typename Prec<T>::real small_number() {
 }
 
 // LAPACK's xLANGE('M'): max |a_ij|, NaN if any is NaN; several threads
-// (cpu/parallel.hpp) over the columns of a large block.
+// (cpu/parallel.hpp) over the columns of a large block. A complex entry's
+// modulus (a hypot, ~20 ns) is taken only where |re| + |im|, its upper
+// bound, exceeds the largest so far: zgelsd 1024 x 512 spent 10 ms here.
 template <class T> typename Prec<T>::real max_abs(lint m, lint n, const T *a, lint lda) {
   using R = typename Prec<T>::real;
   auto scan = [&](lint j0, lint j1) {
     R v = 0;
     for (lint j = j0; j < j1; ++j)
       for (lint i = 0; i < m; ++i) {
-        const R x = std::abs(a[i + std::size_t(j) * lda]);
+        const T &z = a[i + std::size_t(j) * lda];
+        if constexpr (is_complex<T>)
+          if (std::abs(z.real()) + std::abs(z.imag()) <= v) continue;  // false for NaN: taken below
+        const R x = std::abs(z);
         if (v < x || x != x) v = x;
       }
     return v;
