@@ -11,8 +11,9 @@
 // storage past the factors never written, every illegal argument in order
 // (M < N+P for ADDCOLS_ECON among them), LWORK = -1, and 200 alternating
 // updates without drift. With HQR_GPU_MIN_N=0 on a GPU machine, adding
-// columns to tall Q must end on the GPU path (kAddcolsGpu, gpu_paths_*; the other shapes
-// may decline to the CPU, and every answer is checked the same way).
+// columns to tall Q must end on the GPU path (kAddcolsGpu and nearly
+// dependent columns, gpu_paths_*; the other shapes may decline to the CPU,
+// and every answer is checked the same way).
 #include "qrupd_testing.hpp"
 
 namespace {
@@ -200,6 +201,11 @@ template <class T> void addcols_shapes() {
 template <class T> void addcols_gpu_shapes() {
   for (const Shape &s : kAddcolsGpu)
     for (bool opt : {false, true}) run_addcols<T>(s.m, s.n, s.p, s.j, opt ? 0 : 3, opt, Dep::none, true);
+  // New columns nearly in Q's range, in it, nearly copies of each other:
+  // CholeskyQR2 declines, the CPU's block Gram-Schmidt orthogonalises them
+  // and the device still applies the passes to Q (J inside and at N+1).
+  for (Dep dep : {Dep::near, Dep::exact, Dep::self})
+    for (lint j : {17, 41}) run_addcols<T>(3001, 40, 10, j, 0, true, dep, true);
 }
 template <class T> void delcols_shapes() {
   for (const Shape &s : kDelcols)

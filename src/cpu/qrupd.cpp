@@ -1202,14 +1202,37 @@ template <class T> T *AddcolsEconHost<T>::gram2() { return econ_work(n_, p_, wor
 template <class T> const T *AddcolsEconHost<T>::f() { return econ_work(n_, p_, work_).f; }
 template <class T> bool AddcolsEconHost<T>::factor_gram1() { return cholqr2_r1(idx(p_), econ_work(n_, p_, work_)); }
 
-template <class T> bool AddcolsEconHost<T>::finish(const T *r, lint ldr) {
-  const idx n = n_, p = p_, j0 = j0_, np = n + p, k = np - j0;
-  const AddcolsEconWork<T> w = econ_work(n_, p_, work_);
+// R's first n columns into new_r's storage, zeros below, and the gap for
+// the inserted block opened as the CPU path opens it.
+template <class T> void AddcolsEconHost<T>::open_gap(const T *r, lint ldr) {
+  const idx n = n_, p = p_, j0 = j0_, np = n + p;
   T *rn = r_.data();
   for (idx c = 0; c < n; ++c) std::copy(r + c * ldr, r + c * ldr + c + 1, rn + c * np);
   zero_lower(np, n, rn, np);
-  shift_columns(np, j0, n - j0, p, rn, np);  // the gap, as the CPU path opens it
-  if (!cholqr2_block(n, p, rn + j0 * np, np, w)) return false;
+  shift_columns(np, j0, n - j0, p, rn, np);
+}
+
+template <class T> bool AddcolsEconHost<T>::finish(const T *r, lint ldr) {
+  open_gap(r, ldr);
+  if (!cholqr2_block(n_, p_, r_.data() + j0_ * (n_ + p_), n_ + p_, econ_work(n_, p_, work_))) return false;
+  passes();
+  return true;
+}
+
+template <class T>
+void AddcolsEconHost<T>::orthogonalize(lint m, T *q, lint ldq, T *u, lint ldu, const T *r, lint ldr) {
+  open_gap(r, ldr);
+  addcols_econ_bcgs2(idx(m), n_, p_, q, ldq, r_.data() + j0_ * (n_ + p_), n_ + p_, u, ldu, work_.data());
+  formed_ = true;
+  passes();
+}
+
+// The Givens passes on the new R (its inserted block set) and their
+// product M (rotation()).
+template <class T> void AddcolsEconHost<T>::passes() {
+  const idx n = n_, p = p_, j0 = j0_, np = n + p, k = np - j0;
+  const AddcolsEconWork<T> w = econ_work(n_, p_, work_);
+  T *rn = r_.data();
   idx *lo = bounds_.data(), *hi = lo + p;
   addcols_econ_givens(n, p, j0, rn, np, w.cs, w.sn, lo, hi);
   zero_lower(np, j0, rn, np);
@@ -1221,7 +1244,6 @@ template <class T> bool AddcolsEconHost<T>::finish(const T *r, lint ldr) {
   const Passes<T> ps{p, lo, hi, w.cs, w.sn, std::max<idx>(1, n)};
   const RowScratch<T> scratch(pass_threads(threads_, double(k) * double(np), kPassGrain), np, np * p, w.block);
   econ_rotate<T>(k, n, p, j0, e, k, nullptr, 0, nullptr, nullptr, 0, nullptr, ps, scratch);
-  return true;
 }
 
 template <class T> void AddcolsEconHost<T>::finish_rows(lint rows, T *q, lint ldq, const T *u, lint ldu) {
@@ -1231,7 +1253,7 @@ template <class T> void AddcolsEconHost<T>::finish_rows(lint rows, T *q, lint ld
   const idx *lo = bounds_.data(), *hi = lo + p;
   const Passes<T> ps{p, lo, hi, w.cs, w.sn, std::max<idx>(1, n)};
   const RowScratch<T> scratch(pass_threads(threads_, double(rows) * double(np), kPassGrain), np, np * p, w.block);
-  econ_rotate<T>(rows, n, p, j0_, q, ldq, u, ldu, w.r1inv, w.wg, np, w.f, ps, scratch);
+  econ_rotate<T>(rows, n, p, j0_, q, ldq, formed_ ? nullptr : u, ldu, w.r1inv, w.wg, np, w.f, ps, scratch);
 }
 
 template <class T>

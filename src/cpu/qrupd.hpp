@@ -121,11 +121,14 @@ void qrupd_addcols_econ(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, l
 //      Q*W)*f() (W: gram2()'s first n rows, f() p-by-p, ld p) the new
 //      Q(:, j0:n+p-1) = [Q Qn](:, j0:n+p-1) * rotation() (k-by-k, ld k,
 //      k = n+p-j0).
-// false from either step: the blocked path declines (U ill conditioned or
-// too close to Q's range) and the CPU's qrupd_addcols_econ must run the
-// whole update. finish_rows() updates rows of the caller's Q (still the
-// input, their U beside them) as the CPU's pass does, for rows the device
-// did not deliver. Allocates (std::bad_alloc).
+// false from either step: CholeskyQR2 declines (U ill conditioned or too
+// close to Q's range). Then orthogonalize(m, q, ldq, u, ldu, r, ldr) runs
+// the CPU's block Gram-Schmidt instead (Qn into q's columns n..n+p-1, u
+// destroyed), after which new_r() and rotation() are as after finish(),
+// with Qn in q (f() unused). finish_rows() updates rows of the caller's Q
+// (still the input, their U beside them, or Qn after orthogonalize) as
+// the CPU's pass does, for rows the device did not deliver. Allocates
+// (std::bad_alloc).
 template <class T> class AddcolsEconHost {
  public:
   AddcolsEconHost(lint n, lint p, lint j0, int threads);
@@ -134,14 +137,18 @@ template <class T> class AddcolsEconHost {
   const T *r1inv();
   T *gram2();
   bool finish(const T *r, lint ldr);
+  void orthogonalize(lint m, T *q, lint ldq, T *u, lint ldu, const T *r, lint ldr);
   const T *new_r() const { return r_.data(); }
   const T *f();
   const T *rotation() const { return rot_.data() + std::size_t(j0_) * std::size_t(n_ + p_ - j0_); }
   void finish_rows(lint rows, T *q, lint ldq, const T *u, lint ldu);
 
  private:
+  void open_gap(const T *r, lint ldr);
+  void passes();
   lint n_, p_, j0_;
   int threads_;
+  bool formed_ = false;  // Qn in q's columns n.. (orthogonalize)
   std::vector<T> work_, r_, rot_;
   std::vector<std::ptrdiff_t> bounds_;
 };

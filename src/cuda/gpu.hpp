@@ -100,11 +100,13 @@ template <class T> Result qrupd_delrows(lint m, lint n, lint p, lint j0, T *q, l
 template <class T>
 Result qrupd_addrows_q(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu);
 // The economy form's addcols (qrupd_econ.cu; Q m-by-n, m >= n+p, P >= 1),
-// likewise: `ran` false leaves every array as it came (also where the CPU's
-// blocked path would decline: the CPU then runs the whole update); R is
-// written first, then Q's rows stream; rows that did not come back are
-// updated by the CPU (`ran` true, `why` says so, `resume` counts the rows
-// that came back). U is only read.
+// likewise: `ran` false leaves every array as it came; R is written
+// first, then Q's rows stream; rows that did not come back are updated by
+// the CPU (`ran` true, `why` says so, `resume` counts the rows that came
+// back). U is only read, except where CholeskyQR2 declines (U ill
+// conditioned or close to Q's range): the CPU's block Gram-Schmidt then
+// orthogonalises it into Q's room (U destroyed), the device still applies
+// the passes, and the update completes (`why` says so).
 template <class T>
 Result qrupd_addcols_econ(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu);
 

@@ -17,12 +17,14 @@
 // One gemm with M (2*m*k^2 flops) replaces the passes' rotations: on the
 // device the flops are free beside the transfers, and the rows come out in
 // whole groups.
-// Until R is written nothing of the caller's changes: where CholeskyQR2
-// declines (U ill conditioned or too close to Q's range, where the CPU's
-// block Gram-Schmidt runs), a step fails or memory is short, `ran` is false
-// and the CPU runs the update. After R, the update completes: rows of Q
-// that did not come back are updated by the CPU's own pass (finish_rows),
-// from the caller's Q and U, both still the input in those rows.
+// Where CholeskyQR2 declines (U ill conditioned or too close to Q's range)
+// the CPU's block Gram-Schmidt orthogonalises U into Q's room, and the
+// device applies M as above. Until R is written or that starts nothing of
+// the caller's changes: where a step fails or memory is short, `ran` is
+// false and the CPU runs the update. After it, the update completes: rows
+// of Q that did not come back are updated by the CPU's own pass
+// (finish_rows), from the caller's Q and U (or Qn), still the input in
+// those rows.
 #include <algorithm>
 #include <memory>
 #include <new>
@@ -67,7 +69,8 @@ bool gram(Update<T> &u, idx m, idx ca, idx cb, const T *a, idx lda, const T *b, 
 template <class T>
 Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, lint ldr_, T *uh, lint ldu_) {
   const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_, np = n + p, k = np - j0;
-  static constexpr char kDeclined[] = "U ill conditioned or close to Q's range: the CPU's block Gram-Schmidt";
+  static constexpr char kDeclined[] =
+      "U ill conditioned or close to Q's range: the CPU's block Gram-Schmidt, then the device's passes";
   Context *ctx = context();
   if (!ctx) return {false, 0, context_error(), 0};
   std::unique_ptr<cpu::AddcolsEconHost<T>> host;
@@ -107,45 +110,72 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
         !u.check(cudaStreamSynchronize(c.compute_stream), Point::sync))
       return {false, 0, u.why(), 0};
     std::copy(hG1, hG1 + pp, host->gram1());
-    if (!host->factor_gram1()) return {false, 0, kDeclined, 0};
-    // U1 = U*R1^-1 in place, then [W; G2] = [Q U1]^H*U1.
-    if (!u.check(cudaMemcpyAsync(dR1, host->r1inv(), pp * sizeof(T), cudaMemcpyHostToDevice, c.compute_stream),
-                 Point::copy) ||
-        !u.check(blas::trmm(c.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, p,
-                            one, dR1, p, dU, m, dU, m),
-                 Point::kernel) ||
-        !gram(u, m, np, p, dQ, m, dU, m, dG, dParts, dOnes) ||
-        !u.check(cudaMemcpyAsync(hG2, dG, gw * sizeof(T), cudaMemcpyDeviceToHost, c.compute_stream), Point::copy) ||
-        !u.check(cudaStreamSynchronize(c.compute_stream), Point::sync))
-      return {false, 0, u.why(), 0};
-    u.mark("projected");
-    std::copy(hG2, hG2 + gw, host->gram2());
-    if (!host->finish(r, ldr)) return {false, 0, kDeclined, 0};
-    // Qn = (U1 - Q*W)*F, W = dG's first n rows (what the host read); M up.
-    if ((n > 0 && !u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, p, n, T(-1), dQ, m, dG, np, one, dU, m),
-                           Point::kernel)) ||
-        !u.check(cudaMemcpyAsync(dF, host->f(), pp * sizeof(T), cudaMemcpyHostToDevice, c.compute_stream),
-                 Point::copy) ||
-        !u.check(blas::trmm(c.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, p,
-                            one, dF, p, dU, m, dU, m),
-                 Point::kernel) ||
-        (rotate && !u.check(cudaMemcpyAsync(dM, host->rotation(), kk * sizeof(T), cudaMemcpyHostToDevice,
-                                            c.compute_stream),
-                            Point::copy)))
-      return {false, 0, u.why(), 0};
+    bool cholqr2 = host->factor_gram1();
+    if (cholqr2) {
+      // U1 = U*R1^-1 in place, then [W; G2] = [Q U1]^H*U1.
+      if (!u.check(cudaMemcpyAsync(dR1, host->r1inv(), pp * sizeof(T), cudaMemcpyHostToDevice, c.compute_stream),
+                   Point::copy) ||
+          !u.check(blas::trmm(c.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m,
+                              p, one, dR1, p, dU, m, dU, m),
+                   Point::kernel) ||
+          !gram(u, m, np, p, dQ, m, dU, m, dG, dParts, dOnes) ||
+          !u.check(cudaMemcpyAsync(hG2, dG, gw * sizeof(T), cudaMemcpyDeviceToHost, c.compute_stream), Point::copy) ||
+          !u.check(cudaStreamSynchronize(c.compute_stream), Point::sync))
+        return {false, 0, u.why(), 0};
+      u.mark("projected");
+      std::copy(hG2, hG2 + gw, host->gram2());
+      cholqr2 = host->finish(r, ldr);
+    }
+    bool staged;  // Qn on the device (dU) and M beside it
+    if (cholqr2) {
+      // Qn = (U1 - Q*W)*F, W = dG's first n rows (what the host read); M up.
+      if ((n > 0 && !u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, p, n, T(-1), dQ, m, dG, np, one, dU, m),
+                             Point::kernel)) ||
+          !u.check(cudaMemcpyAsync(dF, host->f(), pp * sizeof(T), cudaMemcpyHostToDevice, c.compute_stream),
+                   Point::copy) ||
+          !u.check(blas::trmm(c.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m,
+                              p, one, dF, p, dU, m, dU, m),
+                   Point::kernel) ||
+          (rotate && !u.check(cudaMemcpyAsync(dM, host->rotation(), kk * sizeof(T), cudaMemcpyHostToDevice,
+                                              c.compute_stream),
+                              Point::copy)))
+        return {false, 0, u.why(), 0};
+      staged = true;
+    } else {
+      // CholeskyQR2 declined: U ill conditioned, or close to Q's range (a
+      // mean shared by U's and A's columns suffices). The CPU's block
+      // Gram-Schmidt orthogonalises U (passes of gemms over Q: Qn into Q's
+      // room, U destroyed, so the update completes from here whatever
+      // fails), and the device still applies the Givens passes' product to
+      // Q's columns, the CPU path's costly part (1.2-1.4 s of 1.3-1.9 at M =
+      // 16384, N = 4096, P = 100 on the H200 host:
+      // bench/results/python-NVIDIA-H200-2026-12-04.txt).
+      u.mark("declined");
+      host->orthogonalize(m_, q, ldq_, uh, ldu_, r, ldr_);
+      u.mark("orthogonalised on the CPU");
+      const std::vector<Piece> qnin = pieces(0, 0, p, sizeof(T), [&](idx) { return m; });
+      staged = !rotate || (u.upload(qnin, q + n * ldq, ldq, dU, m, 0, 0) &&
+                           u.check(cudaStreamSynchronize(c.upload_stream), Point::sync) &&
+                           u.check(cudaMemcpyAsync(dM, host->rotation(), kk * sizeof(T), cudaMemcpyHostToDevice,
+                                                   c.compute_stream),
+                                   Point::copy));
+    }
     // From here the update completes: R is final, Q's rows follow.
     for (idx col = 0; col < np; ++col)
       std::copy(host->new_r() + col * np, host->new_r() + (col + 1) * np, r + col * ldr);
-    const idx rows_done =
-        rotate ? u.stream_rows(dO, m, q + j0 * ldq, ldq, m, k, false,
-                               [&](idx r0, idx r1) {
-                                 return u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, r1 - r0, k, k, one,
-                                                           dQ + r0 + j0 * m, m, dM, k, zero, dO + r0, m),
-                                                Point::kernel);
-                               })
-               : u.stream_rows(dU, m, q + n * ldq, ldq, m, p, false, [](idx, idx) { return true; });
+    idx rows_done = 0;  // none where Qn or M did not reach the device
+    if (staged && rotate)
+      rows_done = u.stream_rows(dO, m, q + j0 * ldq, ldq, m, k, false, [&](idx r0, idx r1) {
+        return u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, r1 - r0, k, k, one, dQ + r0 + j0 * m, m, dM, k,
+                                  zero, dO + r0, m),
+                       Point::kernel);
+      });
+    else if (staged && cholqr2)
+      rows_done = u.stream_rows(dU, m, q + n * ldq, ldq, m, p, false, [](idx, idx) { return true; });
+    else if (staged)
+      rows_done = m;  // Qn, Q's new columns, already in place
     u.mark("Q streamed");
-    const char *why = nullptr;
+    const char *why = cholqr2 ? nullptr : kDeclined;
     if (rows_done < m) {
       host->finish_rows(m - rows_done, q + rows_done, ldq, uh + rows_done, ldu);
       why = "CUDA error: Q's last rows updated on the CPU";

@@ -15,8 +15,9 @@
 // passes over Q and U on the device, where the tall Q crosses the host
 // link once each way instead of being read twice and written once by the
 // cores while they rotate it (bench/results/update-econ-*.txt). Where its
-// CholeskyQR2 declines (U ill conditioned or close to Q's range) or the GPU
-// fails before R is written, the CPU runs the whole update. Deleting
+// CholeskyQR2 declines (U ill conditioned or close to Q's range) the CPU's
+// block Gram-Schmidt orthogonalises U and the device still rotates Q;
+// where the GPU fails before R is written, the CPU runs the whole update. Deleting
 // columns and adding rows stay on the CPU: the first is within 1.3x of
 // the host's bound there, and the second's GPU estimate (Q both ways) is
 // no better than its CPU time. HQR_VERBOSE says path=gpu-update or
