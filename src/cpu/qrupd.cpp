@@ -1227,6 +1227,21 @@ void AddcolsEconHost<T>::orthogonalize(lint m, T *q, lint ldq, T *u, lint ldu, c
   passes();
 }
 
+template <class T>
+void AddcolsEconHost<T>::take_block(const T *w1, T *w2, const T *ry1, const T *ry2, const T *r, lint ldr) {
+  const idx n = n_, p = p_, np = n + p;
+  open_gap(r, ldr);
+  T *blk = r_.data() + j0_ * np;  // W1 + W2*Ry1 on top, Ry2*Ry1 below
+  if (n > 0) blas::trmm<T>('R', 'U', 'N', 'N', lint(n), lint(p), T(1), ry1, lint(p), w2, lint(n));
+  for (idx c = 0; c < p; ++c) {
+    for (idx i = 0; i < n; ++i) blk[i + c * np] = w1[i + c * n] + w2[i + c * n];
+    for (idx i = 0; i < p; ++i) blk[n + i + c * np] = i <= c ? ry1[i + c * p] : T(0);
+  }
+  blas::trmm<T>('L', 'U', 'N', 'N', lint(p), lint(p), T(1), ry2, lint(p), blk + n, lint(np));
+  formed_ = true;
+  passes();
+}
+
 // The Givens passes on the new R (its inserted block set) and their
 // product M (rotation()).
 template <class T> void AddcolsEconHost<T>::passes() {

@@ -125,7 +125,10 @@ void qrupd_addcols_econ(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, l
 // close to Q's range). Then orthogonalize(m, q, ldq, u, ldu, r, ldr) runs
 // the CPU's block Gram-Schmidt instead (Qn into q's columns n..n+p-1, u
 // destroyed), after which new_r() and rotation() are as after finish(),
-// with Qn in q (f() unused). finish_rows() updates rows of the caller's Q
+// with Qn in q (f() unused); or take_block() takes the same block
+// Gram-Schmidt's results made on a device (W1, W2 n-by-p, ld n, Ry1, Ry2
+// p-by-p upper, ld p: U = Q*(W1 + W2*Ry1) + Qn*(Ry2*Ry1); w2 is
+// overwritten), Qn in q's columns n.. as well. finish_rows() updates rows of the caller's Q
 // (still the input, their U beside them, or Qn after orthogonalize) as
 // the CPU's pass does, for rows the device did not deliver. Allocates
 // (std::bad_alloc).
@@ -138,6 +141,7 @@ template <class T> class AddcolsEconHost {
   T *gram2();
   bool finish(const T *r, lint ldr);
   void orthogonalize(lint m, T *q, lint ldq, T *u, lint ldu, const T *r, lint ldr);
+  void take_block(const T *w1, T *w2, const T *ry1, const T *ry2, const T *r, lint ldr);
   const T *new_r() const { return r_.data(); }
   const T *f();
   const T *rotation() const { return rot_.data() + std::size_t(j0_) * std::size_t(n_ + p_ - j0_); }

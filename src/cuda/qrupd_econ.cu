@@ -18,13 +18,14 @@
 // device the flops are free beside the transfers, and the rows come out in
 // whole groups.
 // Where CholeskyQR2 declines (U ill conditioned or too close to Q's range)
-// the CPU's block Gram-Schmidt orthogonalises U into Q's room, and the
-// device applies M as above. Until R is written or that starts nothing of
-// the caller's changes: where a step fails or memory is short, `ran` is
-// false and the CPU runs the update. After it, the update completes: rows
-// of Q that did not come back are updated by the CPU's own pass
-// (finish_rows), from the caller's Q and U (or Qn), still the input in
-// those rows.
+// block Gram-Schmidt takes its place (device_bcgs2; the CPU's where its
+// second pass still cancels), Qn goes to Q's room, and the device applies
+// M as above. Until R is written (or the CPU's Gram-Schmidt starts)
+// nothing of the caller's changes but Q's room: where a step fails or
+// memory is short, `ran` is false and the CPU runs the update. After it,
+// the update completes: rows of Q that did not come back are updated by
+// the CPU's own pass (finish_rows), from the caller's Q and U (or Qn),
+// still the input in those rows.
 #include <algorithm>
 #include <memory>
 #include <new>
@@ -32,6 +33,7 @@
 
 #include "cpu/qrupd.hpp"
 #include "cuda/blas.cuh"
+#include "cuda/cusolver_q.cuh"
 #include "cuda/qrupd_gpu.cuh"
 
 namespace hqr::gpu {
@@ -64,6 +66,58 @@ bool gram(Update<T> &u, idx m, idx ca, idx cb, const T *a, idx lda, const T *b, 
                                Point::kernel));
 }
 
+// The CPU's addcols_econ_bcgs2 (block classical Gram-Schmidt, two passes)
+// on the device, Q (dQ, m-by-n) resident: W1 = Q^H*U, Y = U - Q*W1 =
+// Qy*Ry1, W2 = Q^H*Qy, Z = Qy - Q*W2 = Qn*Ry2 (cuSOLVER's Householder QRs),
+// Qn left in dU (which holds U on entry); W1, W2 (n-by-p, ld n), Ry1, Ry2
+// (p-by-p, ld p, upper) come back to the host vectors. False where a step
+// fails, with the reason in u.
+template <class T>
+bool device_bcgs2(Update<T> &u, idx m, idx n, idx p, const T *dQ, T *dU, T *dW1, T *dParts, const T *dOnes,
+                  std::vector<T> &w1, std::vector<T> &w2, std::vector<T> &ry1, std::vector<T> &ry2) {
+  Context &c = u.c_;
+  int lq = 0, lo = 0;
+  if (!u.check(geqrf_work(c.solver, int(m), int(p), dU, int(m), &lq), Point::kernel) ||
+      !u.check(orgqr_work(c.solver, int(m), int(p), int(p), dU, int(m), dU, &lo), Point::kernel))
+    return false;
+  const std::size_t np_ = std::size_t(n) * p, lw = std::size_t(std::max({lq, lo, 1}));
+  if (fault::hit(Point::alloc) || !c.inner_workspace.reserve((np_ + p + lw + 64) * sizeof(T))) {
+    u.check(cudaErrorMemoryAllocation, Point::alloc);
+    return false;
+  }
+  T *dW2 = static_cast<T *>(c.inner_workspace.get()), *dtau = dW2 + np_, *dwork = dtau + p;
+  int *dinfo = reinterpret_cast<int *>(dwork + lw);
+  const T one(1);
+  const cudaStream_t st = c.compute_stream;
+  auto project = [&](T *dW) {  // dW = Q^H*dU, dU -= Q*dW
+    return n == 0 || (gram(u, m, n, p, dQ, m, dU, m, dW, dParts, dOnes) &&
+                      u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, p, n, T(-1), dQ, m, dW, n, one, dU, m),
+                              Point::kernel));
+  };
+  auto thin_qr = [&](std::vector<T> &ry) {  // dU = its Q, ry = its R
+    return u.check(geqrf(c.solver, int(m), int(p), dU, int(m), dtau, dwork, int(lw), dinfo), Point::kernel) &&
+           u.check(cudaMemcpy2DAsync(ry.data(), p * sizeof(T), dU, m * sizeof(T), p * sizeof(T), p,
+                                     cudaMemcpyDeviceToHost, st),
+                   Point::copy) &&
+           u.check(orgqr(c.solver, int(m), int(p), int(p), dU, int(m), dtau, dwork, int(lw), dinfo), Point::kernel);
+  };
+  return project(dW1) && thin_qr(ry1) && project(dW2) && thin_qr(ry2) &&
+         (n == 0 || (u.check(cudaMemcpyAsync(w1.data(), dW1, np_ * sizeof(T), cudaMemcpyDeviceToHost, st), Point::copy) &&
+                     u.check(cudaMemcpyAsync(w2.data(), dW2, np_ * sizeof(T), cudaMemcpyDeviceToHost, st),
+                             Point::copy))) &&
+         u.check(cudaStreamSynchronize(st), Point::sync);
+}
+
+// Kahan's criterion on the second pass: every diagonal entry of Ry2 at
+// least 1/2 in magnitude (else U's columns were in Q's range up to
+// rounding, or dependent among themselves: the CPU's passes and
+// column-by-column fallback take it).
+template <class T> bool second_pass_kept(idx p, const std::vector<T> &ry2) {
+  for (idx i = 0; i < p; ++i)
+    if (!(std::abs(ry2[std::size_t(i + i * p)]) >= 0.5)) return false;
+  return true;
+}
+
 }  // namespace
 
 template <class T>
@@ -71,6 +125,7 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
   const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_, np = n + p, k = np - j0;
   static constexpr char kDeclined[] =
       "U ill conditioned or close to Q's range: the CPU's block Gram-Schmidt, then the device's passes";
+  static constexpr char kDeclinedDevice[] = "U ill conditioned or close to Q's range: block Gram-Schmidt";
   Context *ctx = context();
   if (!ctx) return {false, 0, context_error(), 0};
   std::unique_ptr<cpu::AddcolsEconHost<T>> host;
@@ -126,7 +181,8 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
       std::copy(hG2, hG2 + gw, host->gram2());
       cholqr2 = host->finish(r, ldr);
     }
-    bool staged;  // Qn on the device (dU) and M beside it
+    bool staged;              // Qn on the device (dU) and M beside it
+    const char *why = nullptr;  // how the update went, where not as planned
     if (cholqr2) {
       // Qn = (U1 - Q*W)*F, W = dG's first n rows (what the host read); M up.
       if ((n > 0 && !u.check(blas::gemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, p, n, T(-1), dQ, m, dG, np, one, dU, m),
@@ -143,22 +199,46 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
       staged = true;
     } else {
       // CholeskyQR2 declined: U ill conditioned, or close to Q's range (a
-      // mean shared by U's and A's columns suffices). The CPU's block
-      // Gram-Schmidt orthogonalises U (passes of gemms over Q: Qn into Q's
-      // room, U destroyed, so the update completes from here whatever
-      // fails), and the device still applies the Givens passes' product to
-      // Q's columns, the CPU path's costly part (1.2-1.4 s of 1.3-1.9 at M =
-      // 16384, N = 4096, P = 100 on the H200 host:
+      // mean shared by U's and A's columns suffices). Block Gram-Schmidt
+      // instead (the CPU path's), its two passes on the device where Q
+      // already is (U uploaded again: dU may hold U*R1^-1), Qn then copied
+      // into Q's room so that the CPU can finish rows; where its second
+      // pass still cancels (Kahan's criterion), the CPU's passes and
+      // column-by-column fallback orthogonalise U into Q's room (U
+      // destroyed) and Qn goes up. Either way the device applies the
+      // Givens passes' product to Q's columns. On the CPU alone this case
+      // took 1.2-1.4 s at M = 16384, N = 4096, P = 100 (H200 host,
       // bench/results/python-NVIDIA-H200-2026-12-04.txt).
       u.mark("declined");
-      host->orthogonalize(m_, q, ldq_, uh, ldu_, r, ldr_);
-      u.mark("orthogonalised on the CPU");
-      const std::vector<Piece> qnin = pieces(0, 0, p, sizeof(T), [&](idx) { return m; });
-      staged = !rotate || (u.upload(qnin, q + n * ldq, ldq, dU, m, 0, 0) &&
-                           u.check(cudaStreamSynchronize(c.upload_stream), Point::sync) &&
-                           u.check(cudaMemcpyAsync(dM, host->rotation(), kk * sizeof(T), cudaMemcpyHostToDevice,
-                                                   c.compute_stream),
-                                   Point::copy));
+      std::vector<T> w1, w2, ry1, ry2;
+      bool on_device = false;
+      try {
+        w1.resize(std::size_t(n) * p), w2.resize(std::size_t(n) * p), ry1.resize(pp), ry2.resize(pp);
+        on_device = u.upload(uin, uh, ldu, dU, m, 0, 0) &&
+                    u.check(cudaStreamSynchronize(c.upload_stream), Point::sync) &&
+                    device_bcgs2(u, m, n, p, dQ, dU, dG, dParts, dOnes, w1, w2, ry1, ry2) && second_pass_kept(p, ry2);
+      } catch (const std::bad_alloc &) {
+        on_device = false;
+      }
+      if (!u.why() && on_device) on_device = u.stream_rows(dU, m, q + n * ldq, ldq, m, p) == m;
+      if (u.why()) return {false, 0, u.why(), 0};  // a step failed: of the caller's arrays only Q's room changed
+      if (on_device) {
+        host->take_block(w1.data(), w2.data(), ry1.data(), ry2.data(), r, ldr_);
+        u.mark("orthogonalised on the device");
+        staged = !rotate || u.check(cudaMemcpyAsync(dM, host->rotation(), kk * sizeof(T), cudaMemcpyHostToDevice,
+                                                    c.compute_stream),
+                                    Point::copy);
+      } else {
+        host->orthogonalize(m_, q, ldq_, uh, ldu_, r, ldr_);
+        u.mark("orthogonalised on the CPU");
+        const std::vector<Piece> qnin = pieces(0, 0, p, sizeof(T), [&](idx) { return m; });
+        staged = !rotate || (u.upload(qnin, q + n * ldq, ldq, dU, m, 0, 0) &&
+                             u.check(cudaStreamSynchronize(c.upload_stream), Point::sync) &&
+                             u.check(cudaMemcpyAsync(dM, host->rotation(), kk * sizeof(T), cudaMemcpyHostToDevice,
+                                                     c.compute_stream),
+                                     Point::copy));
+      }
+      why = on_device ? kDeclinedDevice : kDeclined;
     }
     // From here the update completes: R is final, Q's rows follow.
     for (idx col = 0; col < np; ++col)
@@ -175,7 +255,6 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
     else if (staged)
       rows_done = m;  // Qn, Q's new columns, already in place
     u.mark("Q streamed");
-    const char *why = cholqr2 ? nullptr : kDeclined;
     if (rows_done < m) {
       host->finish_rows(m - rows_done, q + rows_done, ldq, uh + rows_done, ldu);
       why = "CUDA error: Q's last rows updated on the CPU";
