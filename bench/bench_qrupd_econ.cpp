@@ -37,7 +37,7 @@
 //                    [cases=addcols-1,addcols-end,delcols-1,addrows]
 // pc: columns added or deleted; pr: rows added. HQR_BENCH_HQR_ONLY=1: hqr
 // and the bound alone (A/B runs of hqr's own versions). Cases: addcols-1 (J = 1),
-// addcols-end (J = N+1), delcols-1 (J = 1, JOBQ = 'U'), addrows (J = M+1,
+// addcols-end (J = N+1), addcols-mid (J = N/2+1), delcols-1 (J = 1, JOBQ = 'U'), addrows (J = M+1,
 // JOBQ = 'U'), addrows-1 (J = 1: every row of Q moves down by P).
 // Memory: about 8 copies of an M-by-(N+P) double array at the peak
 // (m = 1e6, n = 200: 14 GB). Threads: HQR_CPU_THREADS, else every core.
@@ -451,6 +451,7 @@ int main(int argc, char **argv) {
   const Case cases[] = {
       {"addcols-1", Op::addcols, pc, 1},
       {"addcols-end", Op::addcols, pc, 0},
+      {"addcols-mid", Op::addcols, pc, n / 2 + 1},
       {"delcols-1", Op::delcols, pc, 1},
       {"addrows", Op::addrows, pr, 0},
       {"addrows-1", Op::addrows, pr, 1},

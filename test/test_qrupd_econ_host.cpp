@@ -62,7 +62,7 @@ bool emulated_gpu_path(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, li
   *refused_at = 0;
   if (n > 0) blas::gemm<T>('N', 'N', m, p, n, T(-1), dq, m, g.data(), np, T(1), du, m);
   blas::trmm<T>('R', 'U', 'N', 'N', m, p, T(1), host.f(), p, du, m);
-  for (lint c = 0; c < np; ++c) std::copy(host.new_r() + c * np, host.new_r() + (c + 1) * np, r + c * ldr);
+  host.copy_r(r, ldr);
   const lint rows = deliver == Deliver::all ? m : deliver == Deliver::none ? 0 : m / 2;
   if (rows > 0) {
     if (j0 < n) {  // the rows delivered: [Q Qn](0:rows-1, j0:)*M
@@ -81,12 +81,13 @@ struct Shape {
   lint m, n, p, j;  // j: 1-based, as the ABI's J
 };
 // J = 1, inside, N+1; N = 0; P = 1 and past 64; odd M; passes over Q's rows
-// on several threads (m*(n+p) past the passes' grain). Tall enough that
+// on several threads (m*(n+p) past the passes' grain); R's old columns and
+// the rotations' product in several blocks of lanes on two threads. Tall enough that
 // random U keeps more than 1/sqrt(2) of its norm outside Q's range, which
 // the host steps require (else they decline: refusals()).
 const Shape kShapes[] = {{1001, 40, 10, 1},  {1001, 40, 10, 17}, {1001, 40, 10, 41}, {200, 0, 5, 1},
                          {397, 8, 3, 4},     {5003, 100, 70, 50}, {1250, 60, 1, 61}, {4001, 30, 12, 9},
-                         {2000, 20, 33, 21}};
+                         {2000, 20, 33, 21}, {3001, 400, 30, 2}};
 
 template <class T> void run(const Shape &s, Deliver deliver, lint pad) {
   const lint m = s.m, n = s.n, p = s.p, j0 = s.j - 1;

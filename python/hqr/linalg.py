@@ -72,7 +72,10 @@ def _native(a):
 
 
 def _check_finite(a, check):
-    if check and not np.isfinite(a).all():
+    # The sum first: one pass and no temporary array (a sum is finite only
+    # where every term is); where it is not, an overflow or a non-finite
+    # entry, the test entry by entry decides.
+    if check and not np.isfinite(a.sum()) and not np.isfinite(a).all():
         raise ValueError("array must not contain infs or NaNs")
 
 
@@ -297,7 +300,8 @@ def qr_insert(Q, R, u, k, which="row", rcond=None, overwrite_qru=False, check_fi
     rw = np.zeros((ldr, n + p), dt, order="F")
     rw[:n, :n] = r
     if p_eco > 0:
-        ue = np.array(uw[:, :p_eco], order="F")
+        # uw is the call's own copy: no second one where it all goes in
+        ue = uw if p_eco == p else np.array(uw[:, :p_eco], order="F")
         _call(dt, "qrupd_addcols_econ_", lambda w, lw, info: (
             _i(m), _i(n), _i(p_eco), _i(k + 1), _p(qw), _i(max(1, m)), _p(rw), _i(max(1, ldr)),
             _p(ue), _i(max(1, m)), _p(w), lw, info))

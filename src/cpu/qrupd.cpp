@@ -1119,8 +1119,12 @@ bool addcols_econ_cholqr2(idx m, idx n, idx p, const T *q, idx ldq, T *blk, idx 
 // full down to row n+p-1 and upper triangular from row n): pass t reduces
 // column j0+t bottom-up, rotating (k-1, k) for k = n+t down to j0+t+1,
 // and is applied to the columns after it. All p passes' rotations are kept
-// (cs, sn: p*max(1,n) each) for Q; lo, hi: p each.
-template <class T> void addcols_econ_givens(idx n, idx p, idx j0, T *r, idx ldr, T *cs, T *sn, idx *lo, idx *hi) {
+// (cs, sn: p*max(1,n) each) for Q; lo, hi: p each. The inserted block's
+// columns one pass at a time (each pass comes from the one before), then
+// the old columns, which only receive them, on `threads` threads
+// (econ_rotate_r; `own`: row_scratch_size(n+p, 0) elements).
+template <class T>
+void addcols_econ_givens(idx n, idx p, idx j0, T *r, idx ldr, T *cs, T *sn, idx *lo, idx *hi, int threads, T *own) {
   const idx S = std::max<idx>(1, n);
   const Passes<T> ps{p, lo, hi, cs, sn, S};
   for (idx t = 0; t < p; ++t) {
@@ -1136,8 +1140,7 @@ template <class T> void addcols_econ_givens(idx n, idx p, idx j0, T *r, idx ldr,
     for (idx c2 = col + 1; c2 < j0 + p; ++c2) rot_chain(r + c2 * ldr, ps, t, hi[t]);
   }
   // Old column j0+p+t2 has nonzeros in rows 0..j0+t2 before the passes.
-  for (idx t2 = 0; t2 < n - j0; ++t2)
-    for (idx t = 0; t < p; ++t) rot_chain(r + (j0 + p + t2) * ldr, ps, t, j0 + t2 + t + 1);
+  econ_rotate_r<T>(n, p, j0, r, ldr, ps, threads, own);
   zero_lower(n + p, n + p - j0, r + j0 * ldr, ldr, j0);
 }
 
@@ -1174,7 +1177,7 @@ void qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T 
   const bool formed_later = addcols_econ_cholqr2(m, n, p, q, ldq, blk, ldr, u, ldu, w, scratch);
   if (!formed_later) addcols_econ_bcgs2(m, n, p, q, ldq, blk, ldr, u, ldu, work);
   idx *lo = bounds.get(), *hi = lo + p;
-  addcols_econ_givens(n, p, j0, r, ldr, w.cs, w.sn, lo, hi);
+  addcols_econ_givens(n, p, j0, r, ldr, w.cs, w.sn, lo, hi, threads, w.block);
   zero_lower(np, j0, r, ldr);
   const Passes<T> ps{p, lo, hi, w.cs, w.sn, std::max<idx>(1, n)};
   econ_rotate<T>(m, n, p, j0, q, ldq, formed_later ? u : nullptr, ldu, w.r1inv, w.wg, np, w.f, ps, scratch);
@@ -1182,17 +1185,36 @@ void qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T 
 
 // ---- the economy addcols' host steps for a device (qrupd.hpp) ----------------
 
+namespace {
+// The room's parts (elements, each a multiple of 64): WORK as the CPU
+// path's blocked call takes it, the new R ((n+p)^2), M ((n+p-j0)^2).
+std::size_t round64(std::size_t e) { return (e + 63) / 64 * 64; }
+std::size_t econ_work_elems(lint n, lint p) { return round64(std::size_t(qrupd_addcols_econ_lwopt(n + p, n, p))); }
+std::size_t econ_r_elems(lint n, lint p) { return round64(std::size_t(n + p) * std::size_t(n + p)); }
+}  // namespace
+
+template <class T> std::size_t AddcolsEconHost<T>::room_elems(lint n, lint p, lint j0) {
+  return econ_work_elems(n, p) + econ_r_elems(n, p) + std::size_t(n + p - j0) * std::size_t(n + p - j0);
+}
+
+// Nothing in the room needs initialising (each part is written before it
+// is read, as the CPU path's WORK and R are): 300 MB of fresh pages cost
+// the H200 host 0.1-0.2 s at N = 4096.
 template <class T>
-AddcolsEconHost<T>::AddcolsEconHost(lint n, lint p, lint j0, int threads)
-    : n_(n), p_(p), j0_(j0), threads_(threads),
-      work_(std::size_t(qrupd_addcols_econ_lwopt(n + p, n, p))),
-      r_(std::size_t(n + p) * std::size_t(n + p)),
-      rot_(std::size_t(n + p - j0) * std::size_t(n + p)),
-      bounds_(2 * std::size_t(p)) {}
+AddcolsEconHost<T>::AddcolsEconHost(lint n, lint p, lint j0, int threads, T *room)
+    : n_(n), p_(p), j0_(j0), threads_(threads), bounds_(2 * std::size_t(p)) {
+  if (!room) {
+    own_.reset(new T[room_elems(n, p, j0)]);
+    room = own_.get();
+  }
+  work_ = room;
+  r_ = work_ + econ_work_elems(n, p);
+  rot_ = r_ + econ_r_elems(n, p);
+}
 
 namespace {
-template <class T> AddcolsEconWork<T> econ_work(lint n, lint p, std::vector<T> &work) {
-  return AddcolsEconWork<T>(n, p, work.data() + addcols_econ_cgs_lwork(n, p));
+template <class T> AddcolsEconWork<T> econ_work(lint n, lint p, T *work) {
+  return AddcolsEconWork<T>(n, p, work + addcols_econ_cgs_lwork(n, p));
 }
 }  // namespace
 
@@ -1202,19 +1224,42 @@ template <class T> T *AddcolsEconHost<T>::gram2() { return econ_work(n_, p_, wor
 template <class T> const T *AddcolsEconHost<T>::f() { return econ_work(n_, p_, work_).f; }
 template <class T> bool AddcolsEconHost<T>::factor_gram1() { return cholqr2_r1(idx(p_), econ_work(n_, p_, work_)); }
 
-// R's first n columns into new_r's storage, zeros below, and the gap for
-// the inserted block opened as the CPU path opens it.
+namespace {
+// fn(c) for c in [0, ncols), columns of `rows` elements, on up to
+// `threads` threads.
+template <class F> void for_columns(idx ncols, idx rows, int threads, F &&fn) {
+  const int t = pass_threads(threads, double(ncols) * double(rows), kPassGrain);
+  parallel_ranges(ncols, t, 1, [&](int, idx c0, idx c1) {
+    for (idx c = c0; c < c1; ++c) fn(c);
+  });
+}
+}  // namespace
+
+// R's first n columns into new_r's storage with the gap for the inserted
+// block open, as the CPU path's shift_columns leaves them (old column c at
+// c, or c+p from j0 on, zeros below its diagonal), once; the inserted
+// block's columns are left to its writers (all n+p rows).
 template <class T> void AddcolsEconHost<T>::open_gap(const T *r, lint ldr) {
+  if (gap_open_) return;
   const idx n = n_, p = p_, j0 = j0_, np = n + p;
-  T *rn = r_.data();
-  for (idx c = 0; c < n; ++c) std::copy(r + c * ldr, r + c * ldr + c + 1, rn + c * np);
-  zero_lower(np, n, rn, np);
-  shift_columns(np, j0, n - j0, p, rn, np);
+  for_columns(np, np, threads_, [&](idx d) {
+    if (d >= j0 && d < j0 + p) return;
+    const idx c = d < j0 ? d : d - p;  // the old column
+    T *dst = r_ + d * np;
+    std::copy(r + c * ldr, r + c * ldr + c + 1, dst);
+    std::fill(dst + c + 1, dst + np, T(0));
+  });
+  gap_open_ = true;
+}
+
+template <class T> void AddcolsEconHost<T>::copy_r(T *r, lint ldr) const {
+  const idx np = n_ + p_;
+  for_columns(np, np, threads_, [&](idx c) { std::copy(r_ + c * np, r_ + (c + 1) * np, r + c * ldr); });
 }
 
 template <class T> bool AddcolsEconHost<T>::finish(const T *r, lint ldr) {
   open_gap(r, ldr);
-  if (!cholqr2_block(n_, p_, r_.data() + j0_ * (n_ + p_), n_ + p_, econ_work(n_, p_, work_))) return false;
+  if (!cholqr2_block(n_, p_, r_ + j0_ * (n_ + p_), n_ + p_, econ_work(n_, p_, work_))) return false;
   passes();
   return true;
 }
@@ -1222,7 +1267,7 @@ template <class T> bool AddcolsEconHost<T>::finish(const T *r, lint ldr) {
 template <class T>
 void AddcolsEconHost<T>::orthogonalize(lint m, T *q, lint ldq, T *u, lint ldu, const T *r, lint ldr) {
   open_gap(r, ldr);
-  addcols_econ_bcgs2(idx(m), n_, p_, q, ldq, r_.data() + j0_ * (n_ + p_), n_ + p_, u, ldu, work_.data());
+  addcols_econ_bcgs2(idx(m), n_, p_, q, ldq, r_ + j0_ * (n_ + p_), n_ + p_, u, ldu, work_);
   formed_ = true;
   passes();
 }
@@ -1231,7 +1276,7 @@ template <class T>
 void AddcolsEconHost<T>::take_block(const T *w1, T *w2, const T *ry1, const T *ry2, const T *r, lint ldr) {
   const idx n = n_, p = p_, np = n + p;
   open_gap(r, ldr);
-  T *blk = r_.data() + j0_ * np;  // W1 + W2*Ry1 on top, Ry2*Ry1 below
+  T *blk = r_ + j0_ * np;  // W1 + W2*Ry1 on top, Ry2*Ry1 below
   if (n > 0) blas::trmm<T>('R', 'U', 'N', 'N', lint(n), lint(p), T(1), ry1, lint(p), w2, lint(n));
   for (idx c = 0; c < p; ++c) {
     for (idx i = 0; i < n; ++i) blk[i + c * np] = w1[i + c * n] + w2[i + c * n];
@@ -1245,20 +1290,14 @@ void AddcolsEconHost<T>::take_block(const T *w1, T *w2, const T *ry1, const T *r
 // The Givens passes on the new R (its inserted block set) and their
 // product M (rotation()).
 template <class T> void AddcolsEconHost<T>::passes() {
-  const idx n = n_, p = p_, j0 = j0_, np = n + p, k = np - j0;
+  const idx n = n_, p = p_, j0 = j0_, np = n + p;
   const AddcolsEconWork<T> w = econ_work(n_, p_, work_);
-  T *rn = r_.data();
+  T *rn = r_;
   idx *lo = bounds_.data(), *hi = lo + p;
-  addcols_econ_givens(n, p, j0, rn, np, w.cs, w.sn, lo, hi);
+  addcols_econ_givens(n, p, j0, rn, np, w.cs, w.sn, lo, hi, threads_, w.block);
   zero_lower(np, j0, rn, np);
-  // The rotations' product: econ_rotate applied to the rows of [0 I]
-  // (k-by-n+p, the identity in columns j0..), whose columns j0.. become M.
-  T *e = rot_.data();
-  std::fill(rot_.begin(), rot_.end(), T(0));
-  for (idx i = 0; i < k; ++i) e[i + (j0 + i) * k] = T(1);
   const Passes<T> ps{p, lo, hi, w.cs, w.sn, std::max<idx>(1, n)};
-  const RowScratch<T> scratch(pass_threads(threads_, double(k) * double(np), kPassGrain), np, np * p, w.block);
-  econ_rotate<T>(k, n, p, j0, e, k, nullptr, 0, nullptr, nullptr, 0, nullptr, ps, scratch);
+  econ_rotation_product<T>(n, p, j0, rot_, ps, threads_, w.block);
 }
 
 template <class T> void AddcolsEconHost<T>::finish_rows(lint rows, T *q, lint ldq, const T *u, lint ldu) {

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "host/common.hpp"
@@ -134,7 +135,10 @@ void qrupd_addcols_econ(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, l
 // (std::bad_alloc).
 template <class T> class AddcolsEconHost {
  public:
-  AddcolsEconHost(lint n, lint p, lint j0, int threads);
+  // room: room_elems(n, p, j0) elements that outlive the object (a
+  // device's pinned buffer), or null: allocated here.
+  AddcolsEconHost(lint n, lint p, lint j0, int threads, T *room = nullptr);
+  static std::size_t room_elems(lint n, lint p, lint j0);
   T *gram1();
   bool factor_gram1();
   const T *r1inv();
@@ -142,9 +146,11 @@ template <class T> class AddcolsEconHost {
   bool finish(const T *r, lint ldr);
   void orthogonalize(lint m, T *q, lint ldq, T *u, lint ldu, const T *r, lint ldr);
   void take_block(const T *w1, T *w2, const T *ry1, const T *ry2, const T *r, lint ldr);
-  const T *new_r() const { return r_.data(); }
+  const T *new_r() const { return r_; }
+  // new_r() into the caller's R (n+p columns of n+p rows), on every core.
+  void copy_r(T *r, lint ldr) const;
   const T *f();
-  const T *rotation() const { return rot_.data() + std::size_t(j0_) * std::size_t(n_ + p_ - j0_); }
+  const T *rotation() const { return rot_; }
   void finish_rows(lint rows, T *q, lint ldq, const T *u, lint ldu);
 
  private:
@@ -152,8 +158,10 @@ template <class T> class AddcolsEconHost {
   void passes();
   lint n_, p_, j0_;
   int threads_;
-  bool formed_ = false;  // Qn in q's columns n.. (orthogonalize)
-  std::vector<T> work_, r_, rot_;
+  bool formed_ = false;    // Qn in q's columns n.. (orthogonalize)
+  bool gap_open_ = false;  // R's old columns in r_ (open_gap)
+  std::unique_ptr<T[]> own_;
+  T *work_, *r_, *rot_;  // WORK of the blocked path, the new R, M
   std::vector<std::ptrdiff_t> bounds_;
 };
 

@@ -2,7 +2,9 @@
 #include "cpu/qrupd_econ_passes.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <new>
 
 #include "cpu/parallel.hpp"
@@ -430,7 +432,88 @@ void econ_reflect(idx m, idx ncols, idx nkeep, T *q, idx ldq, const Staircase<T>
   });
 }
 
+namespace {
+// Lanes per block of a staircase: one of rotate's slabs.
+template <class T> constexpr idx kStairLanes = is_complex<T> ? kTile : 4 * kTile;
+// Rotations per thread of a staircase: below it, fewer threads.
+constexpr double kStairGrain = 1 << 20;
+
+// The driver of econ_rotate_r and econ_rotation_product: fill(l0, nb, buf,
+// ld, cols) puts lanes l0..l0+nb-1's entries j0..j0+cols-1 in buf (lane i
+// of the block at buf[c*ld + i], zeros in lanes nb..), drain takes them
+// back. ncols: entries j0..j0+ncols-1 exist.
+template <class T, class Fill, class Drain>
+void staircase(idx nl, idx j0, idx ncols, const Passes<T> &ps, int threads, T *own, Fill &&fill, Drain &&drain) {
+  constexpr idx L = kStairLanes<T>;
+  if (nl <= 0 || ps.nt <= 0) return;
+  const idx nblocks = (nl + L - 1) / L, per = L * ncols;
+  const double rotations = 0.5 * double(nl) * double(nl) * double(ps.nt);
+  threads = int(std::min<idx>(nblocks, pass_threads(threads, rotations, kStairGrain)));
+  T *mine = reinterpret_cast<T *>((reinterpret_cast<std::uintptr_t>(own) + 63) / 64 * 64);
+  std::unique_ptr<T[]> extra;
+  if (threads > 1) extra.reset(new (std::nothrow) T[std::size_t(threads - 1) * std::size_t(per)]);
+  if (!extra) threads = 1;
+  // Each block's passes stop where its tallest lane's do; without room
+  // for those bounds, at the passes' own (the same result, more work).
+  std::unique_ptr<idx[]> clipped(new (std::nothrow) idx[std::size_t(threads) * std::size_t(ps.nt)]);
+  std::atomic<idx> next{0};
+  parallel_ranges(threads, threads, 1, [&](int t, idx r0, idx r1) {
+    if (r0 >= r1) return;
+    T *buf = t == 0 ? mine : extra.get() + std::size_t(t - 1) * std::size_t(per);
+    idx *hi = clipped ? clipped.get() + std::size_t(t) * std::size_t(ps.nt) : nullptr;
+    for (idx b = next++; b < nblocks; b = next++) {
+      const idx l0 = (nblocks - 1 - b) * L, nb = std::min(L, nl - l0), last = l0 + nb - 1;
+      const idx cols = std::min(ncols, last + ps.nt + 1);  // entries j0 .. j0+last+nt
+      Passes<T> mine_ps = ps;
+      if (hi) {
+        for (idx k = 0; k < ps.nt; ++k) hi[k] = std::min(ps.hi[k], j0 + last + k + 1);
+        mine_ps.hi = hi;
+      }
+      fill(l0, nb, buf, L, cols);
+      BlockJob<T> j{};
+      j.kind = BlockJob<T>::kRotate;
+      j.rows = L, j.buf = buf, j.ld = L, j.cols = cols, j.c0 = j0, j.ps = &mine_ps;
+      run(j);
+      drain(l0, nb, buf, L, cols);
+    }
+  });
+}
+}  // namespace
+
+template <class T>
+void econ_rotate_r(idx n, idx p, idx j0, T *r, idx ldr, const Passes<T> &ps, int threads, T *own) {
+  const T *rc = r + (j0 + p) * ldr + j0;  // lane 0's entry j0
+  staircase<T>(
+      n - j0, j0, n + p - j0, ps, threads, own,
+      [&](idx l0, idx nb, T *buf, idx ld, idx cols) {
+        std::fill(buf, buf + ld * cols, T(0));
+        for (idx i = 0; i < nb; ++i)
+          for (idx c = 0; c < cols; ++c) buf[c * ld + i] = conj_of(rc[(l0 + i) * ldr + c]);
+      },
+      [&](idx l0, idx nb, const T *buf, idx ld, idx cols) {
+        for (idx i = 0; i < nb; ++i)
+          for (idx c = 0; c < cols; ++c) r[(j0 + p + l0 + i) * ldr + j0 + c] = conj_of(buf[c * ld + i]);
+      });
+}
+
+template <class T>
+void econ_rotation_product(idx n, idx p, idx j0, T *mprod, const Passes<T> &ps, int threads, T *own) {
+  const idx k = n + p - j0;
+  staircase<T>(
+      k, j0, k, ps, threads, own,
+      [&](idx l0, idx nb, T *buf, idx ld, idx cols) {
+        std::fill(buf, buf + ld * cols, T(0));
+        for (idx i = 0; i < nb && l0 + i < cols; ++i) buf[(l0 + i) * ld + i] = T(1);
+      },
+      [&](idx l0, idx nb, const T *buf, idx ld, idx cols) {
+        for (idx c = 0; c < k; ++c)
+          for (idx i = 0; i < nb; ++i) mprod[l0 + i + c * k] = c < cols ? buf[c * ld + i] : T(0);
+      });
+}
+
 #define HQR_INSTANTIATE(T)                                                                                   \
+  template void econ_rotate_r<T>(idx, idx, idx, T *, idx, const Passes<T> &, int, T *);                      \
+  template void econ_rotation_product<T>(idx, idx, idx, T *, const Passes<T> &, int, T *);                   \
   template class RowScratch<T>;                                                                              \
   template void econ_gram<T>(idx, idx, idx, const T *, idx, const T *, idx, const T *, T *,                  \
                              const RowScratch<T> &);                                                          \

@@ -99,4 +99,25 @@ template <class T>
 void econ_reflect(std::ptrdiff_t m, std::ptrdiff_t ncols, std::ptrdiff_t nkeep, T *q, std::ptrdiff_t ldq,
                   const Staircase<T> &h, const RowScratch<T> &scratch);
 
+// The staircases of adding columns: lanes 0..nl-1, lane l a vector whose
+// entries j0.. the passes ps rotate (pass t on entries lo[t]..hi[t]) and
+// whose entries past j0+l+t are zero before pass t, so that its rotations
+// stop at j0+l+t+1 (past that they would rotate zeros into zeros). Lanes
+// go through rotate's kernel 64 (complex: 16) at a time, the tallest
+// first, on up to `threads` threads; thread 0's block of lanes in `own`
+// (row_scratch_size(n+p, 0) elements), the others' allocated without
+// throwing (else thread 0 alone).
+//
+// R's old columns after the inserted block (n+p-by-n+p, ldr), lane l its
+// column j0+p+l: G*x from the left is conj(conj(x)^T*G^H), so each lane
+// holds a column's rows j0.., conjugated.
+template <class T>
+void econ_rotate_r(std::ptrdiff_t n, std::ptrdiff_t p, std::ptrdiff_t j0, T *r, std::ptrdiff_t ldr,
+                   const Passes<T> &ps, int threads, T *own);
+// The passes' product M = [0 I]*G^H's columns j0.. (k-by-k, ld k, k =
+// n+p-j0): lane i is row i of M, e_{j0+i} before the passes.
+template <class T>
+void econ_rotation_product(std::ptrdiff_t n, std::ptrdiff_t p, std::ptrdiff_t j0, T *mprod, const Passes<T> &ps,
+                           int threads, T *own);
+
 }  // namespace hqr::cpu

@@ -358,6 +358,13 @@ template <class T> struct PanelFeed {
   lint ld = 0;                     // the slots' leading dimension
   int device = -1;                 // the source's GPU
   std::atomic<lint> copied{0};     // panels the others took from it
+  // The source's word to the others, on every way out: whether it shares,
+  // and that it queues no more panels.
+  void close() {
+    decided.publish(1);
+    stop = true;
+    loaded.wake();
+  }
 };
 
 template <class T>
@@ -724,15 +731,10 @@ Result ormqr(bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda
 template <class T>
 Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint k, const T *a, lint lda,
                    const T *tau, T *c, lint ldc, bool *pieces, PanelFeed<T> *feed, bool source) {
-  // The source's word to the others, on every way out: whether it shares,
-  // and that it queues no more panels.
-  struct Close {
+  struct Close {  // feed->close() on every way out of the source
     PanelFeed<T> *f;
     ~Close() {
-      if (!f) return;
-      f->decided.publish(1);
-      f->stop = true;
-      f->loaded.wake();
+      if (f) f->close();
     }
   } close{feed && source ? feed : nullptr};
   Context *ctx = &context;
@@ -792,7 +794,7 @@ Result ormqr_larfb(Context &context, bool left, bool trans, lint m, lint n, lint
         if (fine) feed->loaded.publish(i + 1);
       } else if (taking && feed->loaded.wait_past(i, feed->stop)) {  // from the source's slot
         fine = ring.load(panel_a, lda, mk, kb, k0, feed->slot[std::size_t(p)], feed->ld, feed->ready[std::size_t(p)]);
-        ++feed->copied;
+        if (fine) ++feed->copied;
       } else {
         fine = ring.load(panel_a, lda, mk, kb, k0);
       }
@@ -849,10 +851,7 @@ Result ormqr_node(const DeviceSet &set, bool left, bool trans, lint m, lint n, l
     Context &ctx = *set.member[d];
     if (!ok(cudaSetDevice(ctx.device))) {
       p.r = {false, 0, "cudaSetDevice failed", 0};
-      if (d == 0) {  // no source: the others read A
-        feed.decided.publish(1);
-        feed.stop = true;
-      }
+      if (d == 0) feed.close();  // no source: the others read A
       return;
     }
     p.r = left ? ormqr_larfb(ctx, true, trans, m, p.nl, k, a, lda, tau, c + std::size_t(p.l0) * ldc, ldc, &p.pieces,

@@ -27,6 +27,7 @@
 // the CPU's own pass (finish_rows), from the caller's Q and U (or Qn),
 // still the input in those rows.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <vector>
@@ -75,6 +76,9 @@ bool gram(Update<T> &u, idx m, idx ca, idx cb, const T *a, idx lda, const T *b, 
 template <class T>
 bool device_bcgs2(Update<T> &u, idx m, idx n, idx p, const T *dQ, T *dU, T *dW1, T *dParts, const T *dOnes,
                   std::vector<T> &w1, std::vector<T> &w2, std::vector<T> &ry1, std::vector<T> &ry2) {
+  // cuSOLVER's legacy QRs count sizes and workspace in int: past that,
+  // false with no failure recorded, and the CPU's passes take U.
+  if (double(m) * double(p) > double(INT32_MAX)) return false;
   Context &c = u.c_;
   int lq = 0, lo = 0;
   if (!u.check(geqrf_work(c.solver, int(m), int(p), dU, int(m), &lq), Point::kernel) ||
@@ -101,11 +105,11 @@ bool device_bcgs2(Update<T> &u, idx m, idx n, idx p, const T *dQ, T *dU, T *dW1,
                    Point::copy) &&
            u.check(orgqr(c.solver, int(m), int(p), int(p), dU, int(m), dtau, dwork, int(lw), dinfo), Point::kernel);
   };
+  auto fetch = [&](std::vector<T> &host, const T *dev) {
+    return u.check(cudaMemcpyAsync(host.data(), dev, np_ * sizeof(T), cudaMemcpyDeviceToHost, st), Point::copy);
+  };
   return project(dW1) && thin_qr(ry1) && project(dW2) && thin_qr(ry2) &&
-         (n == 0 || (u.check(cudaMemcpyAsync(w1.data(), dW1, np_ * sizeof(T), cudaMemcpyDeviceToHost, st), Point::copy) &&
-                     u.check(cudaMemcpyAsync(w2.data(), dW2, np_ * sizeof(T), cudaMemcpyDeviceToHost, st),
-                             Point::copy))) &&
-         u.check(cudaStreamSynchronize(st), Point::sync);
+         (n == 0 || (fetch(w1, dW1) && fetch(w2, dW2))) && u.check(cudaStreamSynchronize(st), Point::sync);
 }
 
 // Kahan's criterion on the second pass: every diagonal entry of Ry2 at
@@ -128,12 +132,6 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
   static constexpr char kDeclinedDevice[] = "U ill conditioned or close to Q's range: block Gram-Schmidt";
   Context *ctx = context();
   if (!ctx) return {false, 0, context_error(), 0};
-  std::unique_ptr<cpu::AddcolsEconHost<T>> host;
-  try {
-    host.reset(new cpu::AddcolsEconHost<T>(n_, p_, j0_, config::cpu_threads()));
-  } catch (const std::bad_alloc &) {
-    return {false, 0, "out of host memory", 0};
-  }
   const std::vector<Piece> qin = pieces(0, 0, n, sizeof(T), [&](idx) { return m; });
   const std::vector<Piece> uin = pieces(0, 0, p, sizeof(T), [&](idx) { return m; });
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
@@ -142,8 +140,20 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
     const std::size_t mq = std::size_t(m) * np, mo = rotate ? std::size_t(m) * k : 0;
     const std::size_t gw = std::size_t(np) * p, pp = std::size_t(p) * p, kk = std::size_t(k) * k;
     const std::size_t nc = std::size_t(chunks(m)), parts = gw * nc;
-    if (!u.reserve(mq + mo, gw + 2 * pp + kk + parts + nc + 384) || !u.reserve_host(pp + gw + 128))
-      return {false, 0, u.why(), 0};
+    if (!u.reserve(mq + mo, gw + 2 * pp + kk + parts + nc + 384)) return {false, 0, u.why(), 0};
+    // The host steps' room (the new R, M: 280 MB at N = 4096, J = 1) in
+    // the context's pinned buffer, which later calls reuse (fresh pages
+    // cost as much as the steps), else on the heap.
+    const std::size_t room = cpu::AddcolsEconHost<T>::room_elems(n_, p_, j0_);
+    const bool pinned_room = u.reserve_host(pp + gw + room + 192, false);
+    if (!pinned_room && !u.reserve_host(pp + gw + 128)) return {false, 0, u.why(), 0};
+    std::unique_ptr<cpu::AddcolsEconHost<T>> host;
+    try {
+      host.reset(new cpu::AddcolsEconHost<T>(n_, p_, j0_, config::cpu_threads(),
+                                             pinned_room ? u.take_host(room) : nullptr));
+    } catch (const std::bad_alloc &) {
+      return {false, 0, "out of host memory", 0};
+    }
     T *dQ = u.take_matrix(mq), *dO = rotate ? u.take_matrix(mo) : nullptr;
     T *dU = dQ + std::size_t(n) * m;  // U, then U1, then Qn: Q's columns n..n+p-1
     T *dG = u.take_work(gw), *dR1 = u.take_work(pp), *dF = u.take_work(pp), *dM = u.take_work(kk);
@@ -223,6 +233,7 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
       if (!u.why() && on_device) on_device = u.stream_rows(dU, m, q + n * ldq, ldq, m, p) == m;
       if (u.why()) return {false, 0, u.why(), 0};  // a step failed: of the caller's arrays only Q's room changed
       if (on_device) {
+        u.mark("block Gram-Schmidt on the device");
         host->take_block(w1.data(), w2.data(), ry1.data(), ry2.data(), r, ldr_);
         u.mark("orthogonalised on the device");
         staged = !rotate || u.check(cudaMemcpyAsync(dM, host->rotation(), kk * sizeof(T), cudaMemcpyHostToDevice,
@@ -241,8 +252,7 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
       why = on_device ? kDeclinedDevice : kDeclined;
     }
     // From here the update completes: R is final, Q's rows follow.
-    for (idx col = 0; col < np; ++col)
-      std::copy(host->new_r() + col * np, host->new_r() + (col + 1) * np, r + col * ldr);
+    host->copy_r(r, ldr_);
     idx rows_done = 0;  // none where Qn or M did not reach the device
     if (staged && rotate)
       rows_done = u.stream_rows(dO, m, q + j0 * ldq, ldq, m, k, false, [&](idx r0, idx r1) {

@@ -39,7 +39,6 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <mutex>
@@ -55,6 +54,7 @@
 #include "host/config.hpp"
 #include "host/fault.hpp"
 #include "host/next_lapack.hpp"
+#include "host/trace.hpp"
 
 namespace hqr::gpu {
 namespace {
@@ -108,20 +108,11 @@ template <class T> class Update {
   // began at each mark; with `drain`, after the compute stream has run dry
   // (a synchronisation the untraced call does not make).
   void mark(const char *what, bool drain = false) {
-    if (config::verbose_level() < 2) return;
+    if (!phases_.on()) return;
     if (drain) cudaStreamSynchronize(c_.compute_stream);
-    marks_.push_back({what, std::chrono::duration<double>(Clock::now() - start_).count()});
+    phases_.mark(what);
   }
-  void print_marks(const char *routine) const {
-    if (marks_.empty()) return;
-    std::string line;
-    char buf[64];
-    for (const auto &m : marks_) {
-      std::snprintf(buf, sizeof buf, ", %s %.4f", m.first, m.second);
-      line += buf;
-    }
-    std::fprintf(stderr, "hqr: %s phases (s from start)%s\n", routine, line.c_str());
-  }
+  void print_marks(const char *routine) const { phases_.print(routine); }
 
   template <class S> bool check(S status, Point p) {
     if (failed_) return false;
@@ -161,8 +152,11 @@ template <class T> class Update {
   T *take_work(std::size_t elems) { return take(work_, elems); }
   // Pinned host memory for the reflectors (HostReflectors) and, where it
   // needs it, R's staging (stage_r), carved in order.
-  bool reserve_host(std::size_t elems) {
+  // required = false: a refusal is not a failure (the caller has another
+  // way, and reserves again).
+  bool reserve_host(std::size_t elems, bool required = true) {
     if (!c_.reflectors.reserve((elems + 256) * sizeof(T))) {
+      if (!required) return false;
       failed_ = true;
       why_ = "out of pinned host memory";
       return false;
@@ -404,9 +398,7 @@ template <class T> class Update {
     at += (elems + 63) / 64 * 64;
     return p;
   }
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point start_ = Clock::now();
-  std::vector<std::pair<const char *, double>> marks_;
+  Phases phases_;
   bool failed_ = false;
   const char *why_ = nullptr;
   T *mat_ = nullptr, *work_ = nullptr, *host_ = nullptr;

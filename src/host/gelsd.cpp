@@ -28,11 +28,11 @@
 // workspace of their own: any LWORK LAPACK accepts serves them, and a
 // failed allocation sends the call, untouched, to the next LAPACK.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -92,34 +92,6 @@ template <class T> constexpr lint bidiagonal_min_n() {
   if constexpr (std::is_same_v<T, std::complex<float>>) return 512;
   return 256;
 }
-
-// HQR_VERBOSE=2: the seconds from the call's start at each step, in one
-// line when the call returns.
-class Phases {
- public:
-  explicit Phases(char prec) : on_(config::verbose_level() >= 2), prec_(prec) {}
-  Phases(const Phases &) = delete;
-  Phases &operator=(const Phases &) = delete;
-  ~Phases() {
-    if (!on_ || marks_.empty()) return;
-    std::string line = std::string("hqr: ") + prec_ + "gelsd phases (s from start)";
-    char buf[64];
-    for (const auto &m : marks_) {
-      std::snprintf(buf, sizeof buf, ", %s %.4f", m.first, m.second);
-      line += buf;
-    }
-    std::fprintf(stderr, "%s\n", line.c_str());
-  }
-  void mark(const char *what) {
-    if (on_) marks_.push_back({what, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()});
-  }
-
- private:
-  bool on_;
-  char prec_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::vector<std::pair<const char *, double>> marks_;
-};
 
 // The next LAPACK's xORMBR/xUNMBR and xLALSD (complex xLALSD takes RWORK),
 // or nullptr where it does not export them (xLALSD is an auxiliary routine).
@@ -215,12 +187,16 @@ bool solve_bidiagonal_on_gpu(lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, 
     *why = "the QR; R's SVD on the CPU";
     return false;
   }
-  std::vector<T> v, tauq, taup;
+  // V: the reduction, all n-by-n of it written by gpu::gebrd, so not
+  // initialised here (0.017 s at n = 2048), and a spare column of zeros:
+  // OpenBLAS 0.3.21's zgemv_n reads past the end of its matrix (test_gelsd's
+  // note), and its xORMBR reads V.
+  std::unique_ptr<T[]> v(new (std::nothrow) T[std::size_t(n) * std::size_t(n + 1)]);
+  std::vector<T> tauq, taup;
   std::vector<Real<T>> e;
   try {
-    // A spare column: OpenBLAS 0.3.21's zgemv_n reads past the end of its
-    // matrix (test_gelsd's note), and its xORMBR reads V.
-    v.resize(std::size_t(n) * std::size_t(n + 1));
+    if (!v) throw std::bad_alloc();
+    std::fill(v.get() + std::size_t(n) * std::size_t(n), v.get() + std::size_t(n) * std::size_t(n + 1), T(0));
     tauq.resize(std::size_t(n));
     taup.resize(std::size_t(n));
     e.resize(std::size_t(n));
@@ -229,7 +205,7 @@ bool solve_bidiagonal_on_gpu(lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, 
     return false;
   }
   phases.mark("allocated");
-  const gpu::Result r = gpu::gebrd(n, a, lda, v.data(), n, s, e.data(), tauq.data(), taup.data());
+  const gpu::Result r = gpu::gebrd(n, a, lda, v.get(), n, s, e.data(), tauq.data(), taup.data());
   phases.mark("bidiagonal");
   if (!r.ran) {
     *why = r.why;
@@ -237,7 +213,7 @@ bool solve_bidiagonal_on_gpu(lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, 
     return false;
   }
   const char ct = is_complex<T> ? 'C' : 'T';
-  ormbr("Q", "L", &ct, &n, &nrhs, &n, v.data(), &n, tauq.data(), b, &ldb, work, &lwork, info, 1, 1, 1);
+  ormbr("Q", "L", &ct, &n, &nrhs, &n, v.get(), &n, tauq.data(), b, &ldb, work, &lwork, info, 1, 1, 1);
   phases.mark("Q**H B");
   const lint sml = smlsiz();
   if constexpr (is_complex<T>)
@@ -245,7 +221,7 @@ bool solve_bidiagonal_on_gpu(lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, 
   else
     lalsd("U", &sml, &n, &nrhs, s, e.data(), b, &ldb, rcond, rank, work, iwork, info, 1);
   phases.mark("xLALSD");
-  if (*info == 0) ormbr("P", "L", "N", &n, &nrhs, &n, v.data(), &n, taup.data(), b, &ldb, work, &lwork, info, 1, 1, 1);
+  if (*info == 0) ormbr("P", "L", "N", &n, &nrhs, &n, v.get(), &n, taup.data(), b, &ldb, work, &lwork, info, 1, 1, 1);
   phases.mark("P X");
   *why = "the QR; R's bidiagonal form on the GPU";
   return true;
@@ -269,7 +245,8 @@ void gelsd(const lint *m, const lint *n, const lint *nrhs, T *a, const lint *lda
               flops::geqrf<T>(M, N) + flops::ormqr<T>(true, M, NR, N) + flops::gebrd<T>(N, N));
   trace.args("m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld lwork=%ld", long(M), long(N), long(NR), long(*lda), long(*ldb),
              long(*lwork));
-  Phases phases(Prec<T>::letter);
+  const std::string routine = std::string(1, Prec<T>::letter) + "gelsd";
+  Phases phases(routine.c_str());
   if (bool nonfinite = false; !unscaled(M, N, NR, a, *lda, b, *ldb, &nonfinite)) {
     trace.path("cpu", "A or B as LAPACK scales it, zero, NaN or Inf");
     const CpuOnly plain_lapack(nonfinite);  // its xGEQRF and xORMQR on the CPU too

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "config.hpp"
 
@@ -116,6 +117,26 @@ Trace::~Trace() {
                           s > 0 ? flops_ / s * 1e-9 : 0.0);
   // One write() per line keeps lines from concurrent calls whole.
   if (len > 0) (void)!write(2, line, static_cast<std::size_t>(len < (int)sizeof line ? len : (int)sizeof line - 1));
+}
+
+Phases::Phases(const char *routine) : on_(config::verbose_level() >= 2) {
+  if (routine) std::snprintf(routine_, sizeof routine_, "%s", routine);
+}
+Phases::~Phases() {
+  if (routine_[0]) print(routine_);
+}
+void Phases::mark(const char *what) {
+  if (on_) marks_.push_back({what, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()});
+}
+void Phases::print(const char *routine) const {
+  if (marks_.empty()) return;
+  std::string line;
+  char buf[64];
+  for (const auto &m : marks_) {
+    std::snprintf(buf, sizeof buf, ", %s %.4f", m.first, m.second);
+    line += buf;
+  }
+  std::fprintf(stderr, "hqr: %s phases (s from start)%s\n", routine, line.c_str());
 }
 
 }  // namespace hqr

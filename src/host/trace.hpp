@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "common.hpp"
 
@@ -66,6 +68,27 @@ class Trace {
   const char *why_ = nullptr;
   std::uint64_t devices_ = 0;
   std::chrono::steady_clock::time_point start_;
+};
+
+// HQR_VERBOSE=2: the seconds from the object's birth at each step of a GPU
+// path, printed in one line,
+//   hqr: dqrupd_addcols_econ phases (s from start), uploaded 0.0415, ...
+// by print(routine), or when it dies if it was given the routine's name.
+class Phases {
+ public:
+  explicit Phases(const char *routine = nullptr);
+  ~Phases();
+  Phases(const Phases &) = delete;
+  Phases &operator=(const Phases &) = delete;
+  bool on() const { return on_; }
+  void mark(const char *what);
+  void print(const char *routine) const;
+
+ private:
+  bool on_;
+  char routine_[32] = "";
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::vector<std::pair<const char *, double>> marks_;
 };
 
 }  // namespace hqr
