@@ -358,12 +358,12 @@ template <class T, class F> void for_blocks(idx m, const RowScratch<T> &scratch,
 // ---- scratch ---------------------------------------------------------------------
 
 template <class T>
-RowScratch<T>::RowScratch(int threads, idx cols, idx sums, T *own)
-    : threads_(std::max(1, threads)), cols_(std::max<idx>(1, cols)), stride_(0), own_(own), extra_(nullptr) {
+RowScratch<T>::RowScratch(int threads, idx cols, idx sums, T *own, idx ld)
+    : threads_(std::max(1, threads)), cols_(std::max<idx>(1, cols)), ld_(ld), stride_(0), own_(own), extra_(nullptr) {
   const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(own);  // on a cache line
   own_ = reinterpret_cast<T *>((at + 63) / 64 * 64);
   if (threads_ == 1) return;
-  stride_ = (row_scratch_size(cols, sums) + 7) / 8 * 8;  // 64-byte aligned blocks
+  stride_ = (row_scratch_size(cols, sums, ld) + 7) / 8 * 8;  // 64-byte aligned blocks
   void *mem = ::operator new[](sizeof(T) * std::size_t(threads_ - 1) * std::size_t(stride_), std::align_val_t(64),
                                std::nothrow);
   extra_ = static_cast<T *>(mem);
@@ -446,20 +446,18 @@ template <class T, class Fill, class Drain>
 void staircase(idx nl, idx j0, idx ncols, const Passes<T> &ps, int threads, T *own, Fill &&fill, Drain &&drain) {
   constexpr idx L = kStairLanes<T>;
   if (nl <= 0 || ps.nt <= 0) return;
-  const idx nblocks = (nl + L - 1) / L, per = L * ncols;
+  const idx nblocks = (nl + L - 1) / L;
   const double rotations = 0.5 * double(nl) * double(nl) * double(ps.nt);
-  threads = int(std::min<idx>(nblocks, pass_threads(threads, rotations, kStairGrain)));
-  T *mine = reinterpret_cast<T *>((reinterpret_cast<std::uintptr_t>(own) + 63) / 64 * 64);
-  std::unique_ptr<T[]> extra;
-  if (threads > 1) extra.reset(new (std::nothrow) T[std::size_t(threads - 1) * std::size_t(per)]);
-  if (!extra) threads = 1;
+  const RowScratch<T> scratch(int(std::min<idx>(nblocks, pass_threads(threads, rotations, kStairGrain))), ncols, 0,
+                              own, L);
+  threads = scratch.threads();
   // Each block's passes stop where its tallest lane's do; without room
   // for those bounds, at the passes' own (the same result, more work).
   std::unique_ptr<idx[]> clipped(new (std::nothrow) idx[std::size_t(threads) * std::size_t(ps.nt)]);
   std::atomic<idx> next{0};
   parallel_ranges(threads, threads, 1, [&](int t, idx r0, idx r1) {
     if (r0 >= r1) return;
-    T *buf = t == 0 ? mine : extra.get() + std::size_t(t - 1) * std::size_t(per);
+    T *buf = scratch.block(t);
     idx *hi = clipped ? clipped.get() + std::size_t(t) * std::size_t(ps.nt) : nullptr;
     for (idx b = next++; b < nblocks; b = next++) {
       const idx l0 = (nblocks - 1 - b) * L, nb = std::min(L, nl - l0), last = l0 + nb - 1;

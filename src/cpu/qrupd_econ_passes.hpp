@@ -51,8 +51,9 @@ template <class T> struct Staircase {
 // One thread's scratch: a block of kBlockRows rows of `cols` columns and,
 // for econ_gram, `sums` partial sums.
 // (64 bytes more: the block starts on a cache line.)
-inline std::ptrdiff_t row_scratch_size(std::ptrdiff_t cols, std::ptrdiff_t sums) {
-  return kBlockLd * (cols > 1 ? cols : 1) + sums + 16;
+// ld: a block's leading dimension (its rows and padding).
+inline std::ptrdiff_t row_scratch_size(std::ptrdiff_t cols, std::ptrdiff_t sums, std::ptrdiff_t ld = kBlockLd) {
+  return ld * (cols > 1 ? cols : 1) + sums + 16;
 }
 
 // Scratch for the threads of a pass with `cols` columns per block and
@@ -61,17 +62,17 @@ inline std::ptrdiff_t row_scratch_size(std::ptrdiff_t cols, std::ptrdiff_t sums)
 // where that fails, thread 0 runs the pass alone.
 template <class T> class RowScratch {
  public:
-  RowScratch(int threads, std::ptrdiff_t cols, std::ptrdiff_t sums, T *own);
+  RowScratch(int threads, std::ptrdiff_t cols, std::ptrdiff_t sums, T *own, std::ptrdiff_t ld = kBlockLd);
   ~RowScratch();
   RowScratch(const RowScratch &) = delete;
   RowScratch &operator=(const RowScratch &) = delete;
   int threads() const { return threads_; }
   T *block(int t) const { return t == 0 ? own_ : extra_ + std::size_t(t - 1) * std::size_t(stride_); }
-  T *sums(int t) const { return block(t) + kBlockLd * cols_; }
+  T *sums(int t) const { return block(t) + ld_ * cols_; }
 
  private:
   int threads_;
-  std::ptrdiff_t cols_, stride_;
+  std::ptrdiff_t cols_, ld_, stride_;
   T *own_, *extra_;
 };
 
