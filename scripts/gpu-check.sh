@@ -465,13 +465,21 @@ if part qrupd-econ; then
 # GPU; the others may decline to the CPU's Gram-Schmidt), injected faults
 # before R is written (the CPU redoes the update) and while Q's rows stream
 # out (the CPU finishes the rows left: "Q's last rows"; in the tall shapes,
-# gpu_paths_*, which always take the GPU), compute-sanitizer.
+# gpu_paths_*, which always take the GPU), compute-sanitizer. HQR_GPU_MIN_N
+# puts R's staircase on the device too (every call with passes must say
+# so); HQR_PANEL=cpu keeps the host's Givens passes on R for a second run.
 echo "== economy QR updates"
 HQR_GPU_MIN_N=0 HQR_VERBOSE=1 timeout 200 build/test/test_qrupd_econ >"$out/qrupd_econ.log" 2>&1 || fail=1
-echo "test_qrupd_econ: $(tail -n 1 "$out/qrupd_econ.log"), $(grep -c 'addcols_econ.*path=gpu-update' "$out/qrupd_econ.log") addcols on the GPU," \
-     "$(grep -c 'addcols_econ.*path=cpu-update' "$out/qrupd_econ.log") on the CPU"
+stairs=$(grep -c "addcols_econ.*path=gpu-update.*staircase factored on the device" "$out/qrupd_econ.log")
+echo "test_qrupd_econ: $(tail -n 1 "$out/qrupd_econ.log"), $(grep -c 'addcols_econ.*path=gpu-update' "$out/qrupd_econ.log") addcols on the GPU" \
+     "($stairs with R's staircase on the device), $(grep -c 'addcols_econ.*path=cpu-update' "$out/qrupd_econ.log") on the CPU"
+[ "$stairs" -gt 0 ] || { echo "no staircase factored on the device: FAILED"; fail=1; }
+HQR_PANEL=cpu HQR_GPU_MIN_N=0 HQR_VERBOSE=1 timeout 200 build/test/test_qrupd_econ >"$out/qrupd_econ-host-passes.log" 2>&1 || fail=1
+echo "test_qrupd_econ HQR_PANEL=cpu: $(tail -n 1 "$out/qrupd_econ-host-passes.log")," \
+     "$(grep -c 'addcols_econ.*path=gpu-update' "$out/qrupd_econ-host-passes.log") addcols on the GPU," \
+     "$(grep -c 'staircase factored' "$out/qrupd_econ-host-passes.log") with the staircase there"
 finished=0
-for f in alloc copy:2 kernel:3 sync:2 sync:5 sync:6 sync:17 kernel:40 copy:40 ${GPU_CHECK_ECON_FAULTS:-}; do
+for f in alloc copy:2 kernel:3 sync:2 sync:5 sync:6 sync:12 sync:14 sync:17 kernel:40 copy:40 ${GPU_CHECK_ECON_FAULTS:-}; do
   log="$out/qrupd_econ-fault-$f.log"
   HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths_*' timeout 100 build/test/test_qrupd_econ >"$log" 2>&1
   rc=$?
@@ -480,6 +488,17 @@ for f in alloc copy:2 kernel:3 sync:2 sync:5 sync:6 sync:17 kernel:40 copy:40 ${
   finished=$((finished + rows))
   if [ $rc = 0 ] && [ $((back + rows)) -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
   echo "test_qrupd_econ HQR_FAULT=$f: $r ($back calls redone on the CPU, $rows with Q's last rows finished there)"
+done
+# The same with the host's passes (R's staircase not on the device).
+for f in kernel:3 sync:6 kernel:40; do
+  log="$out/qrupd_econ-fault-host-passes-$f.log"
+  HQR_PANEL=cpu HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths_*' timeout 100 \
+      build/test/test_qrupd_econ >"$log" 2>&1
+  rc=$?
+  back=$(grep -cE "addcols_econ.*path=cpu-update \((CUDA error|GPU out of memory)" "$log")
+  rows=$(grep -c "Q's last rows updated on the CPU" "$log")
+  if [ $rc = 0 ] && [ $((back + rows)) -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "test_qrupd_econ HQR_PANEL=cpu HQR_FAULT=$f: $r ($back calls redone on the CPU, $rows with Q's last rows finished there)"
 done
 [ "$finished" -gt 0 ] || { echo "no fault landed while Q's rows streamed: FAILED"; fail=1; }
 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='*_d' timeout 300 compute-sanitizer --tool memcheck --error-exitcode 99 \

@@ -1288,8 +1288,9 @@ void AddcolsEconHost<T>::take_block(const T *w1, T *w2, const T *ry1, const T *r
 }
 
 // The Givens passes on the new R (its inserted block set) and their
-// product M (rotation()).
+// product M (rotation()), unless a device factors the staircase.
 template <class T> void AddcolsEconHost<T>::passes() {
+  if (staircase_) return;
   const idx n = n_, p = p_, j0 = j0_, np = n + p;
   const AddcolsEconWork<T> w = econ_work(n_, p_, work_);
   T *rn = r_;
@@ -1300,10 +1301,44 @@ template <class T> void AddcolsEconHost<T>::passes() {
   econ_rotation_product<T>(n, p, j0, rot_, ps, threads_, w.block);
 }
 
+template <class T> void AddcolsEconHost<T>::staircase_factored() {
+  const idx np = n_ + p_;
+  for_columns(np - j0_, np, threads_, [&](idx c) {
+    T *col = r_ + (j0_ + c) * np;
+    std::fill(col + j0_ + c + 1, col + np, T(0));
+  });
+}
+
 template <class T> void AddcolsEconHost<T>::finish_rows(lint rows, T *q, lint ldq, const T *u, lint ldu) {
   if (rows <= 0) return;
   const idx n = n_, p = p_, np = n + p;
   const AddcolsEconWork<T> w = econ_work(n_, p_, work_);
+  if (staircase_) {
+    // Q(rows, j0:n+p-1) = [Q Qn](rows, j0:n+p-1)*M, kBlockRows rows at a
+    // time copied to thread 0's scratch (row_scratch_size(n+p, 0)
+    // elements, ld kBlockLd), Qn = (U*R1^-1 - Q*W)*F formed there where U
+    // is still in u.
+    const idx j0 = j0_, k = np - j0, cut = n - j0, ld = kBlockLd;
+    T *x = w.block;
+    for (idx r0 = 0; r0 < rows; r0 += kBlockRows) {
+      const idx mr = std::min<idx>(kBlockRows, rows - r0);
+      T *qr = q + r0;
+      for (idx c = 0; c < cut; ++c) std::copy(qr + (j0 + c) * ldq, qr + (j0 + c) * ldq + mr, x + c * ld);
+      T *xn = x + cut * ld;
+      if (formed_) {
+        for (idx c = 0; c < p; ++c) std::copy(qr + (n + c) * ldq, qr + (n + c) * ldq + mr, xn + c * ld);
+      } else {
+        for (idx c = 0; c < p; ++c) std::copy(u + r0 + c * ldu, u + r0 + c * ldu + mr, xn + c * ld);
+        blas::trmm<T>('R', 'U', 'N', 'N', lint(mr), lint(p), T(1), w.r1inv, lint(p), xn, lint(ld));
+        if (n > 0)
+          blas::gemm<T>('N', 'N', lint(mr), lint(p), lint(n), T(-1), qr, ldq, w.wg, lint(np), T(1), xn, lint(ld));
+        blas::trmm<T>('R', 'U', 'N', 'N', lint(mr), lint(p), T(1), w.f, lint(p), xn, lint(ld));
+      }
+      blas::gemm<T>('N', 'N', lint(mr), lint(k), lint(k), T(1), x, lint(ld), rot_, lint(k), T(0), qr + j0 * ldq,
+                    ldq);
+    }
+    return;
+  }
   const idx *lo = bounds_.data(), *hi = lo + p;
   const Passes<T> ps{p, lo, hi, w.cs, w.sn, std::max<idx>(1, n)};
   const RowScratch<T> scratch(pass_threads(threads_, double(rows) * double(np), kPassGrain), np, np * p, w.block);

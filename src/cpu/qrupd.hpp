@@ -133,6 +133,16 @@ void qrupd_addcols_econ(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, l
 // (still the input, their U beside them, or Qn after orthogonalize) as
 // the CPU's pass does, for rows the device did not deliver. Allocates
 // (std::bad_alloc).
+// Where R is wide the passes cost more on the host than a Householder QR
+// on the device of what they reduce: leave_staircase(true) before finish(),
+// orthogonalize() or take_block() makes them stop with new_r()'s columns
+// j0.. set but not yet triangular. staircase() (k-by-k at new_r()'s row and
+// column j0, ld n+p: the inserted block's rows j0.. and R's old columns
+// after it, lower bandwidth p) is then what the passes would reduce; the
+// device factors it as M*S, writes S's upper triangle over it (anything
+// below the diagonal) and M into product_room() (k-by-k, ld k), and calls
+// staircase_factored(). rotation() is then M, and finish_rows() multiplies
+// by it.
 template <class T> class AddcolsEconHost {
  public:
   // room: room_elems(n, p, j0) elements that outlive the object (a
@@ -152,6 +162,10 @@ template <class T> class AddcolsEconHost {
   const T *f();
   const T *rotation() const { return rot_; }
   void finish_rows(lint rows, T *q, lint ldq, const T *u, lint ldu);
+  void leave_staircase(bool leave) { staircase_ = leave; }
+  T *staircase() const { return r_ + j0_ + j0_ * (n_ + p_); }
+  T *product_room() const { return rot_; }
+  void staircase_factored();
 
  private:
   void open_gap(const T *r, lint ldr);
@@ -160,6 +174,7 @@ template <class T> class AddcolsEconHost {
   int threads_;
   bool formed_ = false;    // Qn in q's columns n.. (orthogonalize)
   bool gap_open_ = false;  // R's old columns in r_ (open_gap)
+  bool staircase_ = false; // the passes left to a device (leave_staircase)
   std::unique_ptr<T[]> own_;
   T *work_, *r_, *rot_;  // WORK of the blocked path, the new R, M
   std::vector<std::ptrdiff_t> bounds_;

@@ -16,7 +16,11 @@
 //   passes and Qn is the new columns.
 // One gemm with M (2*m*k^2 flops) replaces the passes' rotations: on the
 // device the flops are free beside the transfers, and the rows come out in
-// whole groups.
+// whole groups. Where R is wide (k in the thousands) the host's passes on
+// R and M cost more than the rest of the call; there the device factors
+// what they reduce, the k-by-k staircase of the new R (hqr's device
+// geqrf, M its xORGQR): S comes back into the new R, M stays on the device
+// and a copy comes back for finish_rows (staircase_on_device decides).
 // Where CholeskyQR2 declines (U ill conditioned or too close to Q's range)
 // block Gram-Schmidt takes its place (device_bcgs2; the CPU's where its
 // second pass still cancels), Qn goes to Q's room, and the device applies
@@ -32,6 +36,7 @@
 #include <new>
 #include <vector>
 
+#include "cpu/parallel.hpp"
 #include "cpu/qrupd.hpp"
 #include "cuda/blas.cuh"
 #include "cuda/cusolver_q.cuh"
@@ -116,6 +121,58 @@ bool device_bcgs2(Update<T> &u, idx m, idx n, idx p, const T *dQ, T *dU, T *dW1,
 // least 1/2 in magnitude (else U's columns were in Q's range up to
 // rounding, or dependent among themselves: the CPU's passes and
 // column-by-column fallback take it).
+// Where R's passes run. On the host they are P*K^2 rotated elements (K =
+// N+P-J+1) on R's old columns and on their product M, about 1.6 ns each
+// on a core (M = 16384, N = 4096, P = 100 on the H200 host: 0.13 s of a
+// 0.18 s call at J = 1 on 16 cores, 0.05 s at J = 2049); on the device
+// what they reduce, the K-by-K staircase (lower bandwidth P), is factored
+// by hqr's device geqrf and its Q (cuSOLVER's xORGQR) is M: 8/3 K^3 flops,
+// the staircase up, S and M down (36 ms at K = 4196 on the H200).
+// HQR_PANEL=cpu keeps them on the host; otherwise the device takes them
+// where HQR_GPU_MIN_N forces the GPU (its tests take this step) or where
+// its estimate is lower.
+constexpr double kRotationSeconds = 1.6e-9, kStaircaseCall = 2e-3, kStaircaseLink = 40e9, kStaircaseRate = 8e12;
+template <class T> bool staircase_on_device(idx n, idx p, idx j0) {
+  const idx k = n + p - j0;
+  if (j0 >= n || k > idx(INT32_MAX / 2)) return false;  // no passes; cuSOLVER's int sizes
+  if (config::panel() == config::kPanelCpu) return false;
+  if (config::gpu_min_n() >= 0) return true;
+  const double cx = is_complex<T> ? 4 : 1, kk = double(k) * double(k);
+  const int threads = cpu::pass_threads(config::cpu_threads(), 1, 0);
+  const double host = cx * double(p) * kk * kRotationSeconds / threads;
+  const double device =
+      kStaircaseCall + 3 * sizeof(T) * kk / kStaircaseLink + cx * 8.0 / 3 * kk * double(k) / kStaircaseRate;
+  return device < host;
+}
+
+// The staircase (host.staircase()) factored on the device as M*S (hqr's
+// device geqrf: cuSOLVER's took 26 ms at k = 4196 against 15, H200): it
+// goes up into dM (k-by-k; straight from the host's room where that is
+// pinned, else through the staging), S comes back over it, M (cuSOLVER's
+// xORGQR/xUNGQR) into host.product_room(). False where a step failed:
+// the host's copy of the staircase may then hold S, and the update must
+// start again.
+template <class T>
+bool factor_staircase(Update<T> &u, cpu::AddcolsEconHost<T> &host, bool pinned, idx k, idx np, T *dM, T *dTau,
+                      T *dWork, int lw, int *dInfo) {
+  Context &c = u.c_;
+  T *s = host.staircase();
+  const std::size_t row = std::size_t(k) * sizeof(T), lds = std::size_t(np) * sizeof(T);
+  const bool up = pinned ? u.check(cudaMemcpy2DAsync(dM, row, s, lds, row, k, cudaMemcpyHostToDevice, c.compute_stream),
+                                   Point::copy)
+                         : u.upload(pieces(0, 0, k, sizeof(T), [&](idx) { return k; }), s, np, dM, k, 0, 0) &&
+                               u.check(cudaStreamSynchronize(c.upload_stream), Point::sync);
+  const bool ok =
+      up && factor(u, k, k, dM, k, dTau) &&
+      u.check(cudaMemcpy2DAsync(s, lds, dM, row, row, k, cudaMemcpyDeviceToHost, c.compute_stream), Point::copy) &&
+      u.check(orgqr(c.solver, int(k), int(k), int(k), dM, int(k), dTau, dWork, lw, dInfo), Point::kernel) &&
+      u.check(cudaMemcpyAsync(host.product_room(), dM, std::size_t(k) * row, cudaMemcpyDeviceToHost, c.compute_stream),
+              Point::copy) &&
+      u.check(cudaStreamSynchronize(c.compute_stream), Point::sync);
+  if (ok) host.staircase_factored();
+  return ok;
+}
+
 template <class T> bool second_pass_kept(idx p, const std::vector<T> &ry2) {
   for (idx i = 0; i < p; ++i)
     if (!(std::abs(ry2[std::size_t(i + i * p)]) >= 0.5)) return false;
@@ -130,6 +187,9 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
   static constexpr char kDeclined[] =
       "U ill conditioned or close to Q's range: the CPU's block Gram-Schmidt, then the device's passes";
   static constexpr char kDeclinedDevice[] = "U ill conditioned or close to Q's range: block Gram-Schmidt";
+  static constexpr char kStaircase[] = "R's staircase factored on the device";
+  static constexpr char kDeclinedDeviceStaircase[] =
+      "U ill conditioned or close to Q's range: block Gram-Schmidt; R's staircase factored on the device";
   Context *ctx = context();
   if (!ctx) return {false, 0, context_error(), 0};
   const std::vector<Piece> qin = pieces(0, 0, n, sizeof(T), [&](idx) { return m; });
@@ -137,10 +197,19 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
   return run_locked<T>(*ctx, [&](Update<T> &u) -> Result {
     Context &c = u.c_;
     const bool rotate = j0 < n;  // else no passes: Qn is Q's new columns
+    const bool staircase = staircase_on_device<T>(n, p, j0);
     const std::size_t mq = std::size_t(m) * np, mo = rotate ? std::size_t(m) * k : 0;
     const std::size_t gw = std::size_t(np) * p, pp = std::size_t(p) * p, kk = std::size_t(k) * k;
     const std::size_t nc = std::size_t(chunks(m)), parts = gw * nc;
-    if (!u.reserve(mq + mo, gw + 2 * pp + kk + parts + nc + 384)) return {false, 0, u.why(), 0};
+    int lw = 0;  // the staircase's M: cuSOLVER's workspace (elements)
+    if (staircase) {
+      T *none = nullptr;
+      if (!u.check(orgqr_work(c.solver, int(k), int(k), int(k), none, int(k), none, &lw), Point::kernel))
+        return {false, 0, u.why(), 0};
+      lw = std::max(lw, 1);
+    }
+    const std::size_t sw = staircase ? std::size_t(k) + std::size_t(lw) + 128 : 0;
+    if (!u.reserve(mq + mo, gw + 2 * pp + kk + parts + nc + sw + 384)) return {false, 0, u.why(), 0};
     // The host steps' room (the new R, M: 280 MB at N = 4096, J = 1) in
     // the context's pinned buffer, which later calls reuse (fresh pages
     // cost as much as the steps), else on the heap.
@@ -158,6 +227,18 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
     T *dU = dQ + std::size_t(n) * m;  // U, then U1, then Qn: Q's columns n..n+p-1
     T *dG = u.take_work(gw), *dR1 = u.take_work(pp), *dF = u.take_work(pp), *dM = u.take_work(kk);
     T *dParts = u.take_work(parts), *dOnes = u.take_work(nc);
+    T *dTau = staircase ? u.take_work(std::size_t(k)) : nullptr, *dWork = staircase ? u.take_work(lw) : nullptr;
+    int *dInfo = staircase ? reinterpret_cast<int *>(u.take_work(1)) : nullptr;
+    // M: the host's passes' product up, or the staircase factored here.
+    auto product = [&]() {
+      if (!staircase)
+        return u.check(cudaMemcpyAsync(dM, host->rotation(), kk * sizeof(T), cudaMemcpyHostToDevice, c.compute_stream),
+                       Point::copy);
+      if (!factor_staircase(u, *host, pinned_room, k, np, dM, dTau, dWork, lw, dInfo)) return false;
+      u.mark("staircase factored");
+      return true;
+    };
+    host->leave_staircase(staircase);
     T *hG1 = u.take_host(pp), *hG2 = u.take_host(gw);
     const T one(1), zero(0);
     const std::vector<T> ones(nc, one);
@@ -202,11 +283,10 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
           !u.check(blas::trmm(c.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m,
                               p, one, dF, p, dU, m, dU, m),
                    Point::kernel) ||
-          (rotate && !u.check(cudaMemcpyAsync(dM, host->rotation(), kk * sizeof(T), cudaMemcpyHostToDevice,
-                                              c.compute_stream),
-                              Point::copy)))
+          (rotate && !product()))
         return {false, 0, u.why(), 0};
       staged = true;
+      if (staircase) why = kStaircase;
     } else {
       // CholeskyQR2 declined: U ill conditioned, or close to Q's range (a
       // mean shared by U's and A's columns suffices). Block Gram-Schmidt
@@ -236,10 +316,14 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
         u.mark("block Gram-Schmidt on the device");
         host->take_block(w1.data(), w2.data(), ry1.data(), ry2.data(), r, ldr_);
         u.mark("orthogonalised on the device");
-        staged = !rotate || u.check(cudaMemcpyAsync(dM, host->rotation(), kk * sizeof(T), cudaMemcpyHostToDevice,
-                                                    c.compute_stream),
-                                    Point::copy);
+        // Nothing of the caller's but Q's room has changed yet.
+        if (rotate && !product()) return {false, 0, u.why(), 0};
+        staged = true;
       } else {
+        // The CPU's Gram-Schmidt destroys U: from here the update completes,
+        // so the host makes the passes (a failed staircase would leave
+        // neither R nor M).
+        host->leave_staircase(false);
         host->orthogonalize(m_, q, ldq_, uh, ldu_, r, ldr_);
         u.mark("orthogonalised on the CPU");
         const std::vector<Piece> qnin = pieces(0, 0, p, sizeof(T), [&](idx) { return m; });
@@ -249,10 +333,11 @@ Result qrupd_addcols_econ(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, 
                                                      c.compute_stream),
                                      Point::copy));
       }
-      why = on_device ? kDeclinedDevice : kDeclined;
+      why = !on_device ? kDeclined : staircase ? kDeclinedDeviceStaircase : kDeclinedDevice;
     }
     // From here the update completes: R is final, Q's rows follow.
     host->copy_r(r, ldr_);
+    u.mark("R copied out");
     idx rows_done = 0;  // none where Qn or M did not reach the device
     if (staged && rotate)
       rows_done = u.stream_rows(dO, m, q + j0 * ldq, ldq, m, k, false, [&](idx r0, idx r1) {

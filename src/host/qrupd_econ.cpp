@@ -17,6 +17,8 @@
 // cores while they rotate it (bench/results/update-econ-*.txt). Where its
 // CholeskyQR2 declines (U ill conditioned or close to Q's range) the CPU's
 // block Gram-Schmidt orthogonalises U and the device still rotates Q;
+// where R is wide, the device also factors what the host's Givens passes on
+// R would reduce (its staircase) instead of the host making them;
 // where the GPU fails before R is written, the CPU runs the whole update. Deleting
 // columns and adding rows stay on the CPU: the first is within 1.3x of
 // the host's bound there, and the second's GPU estimate (Q both ways) is
