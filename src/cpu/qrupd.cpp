@@ -849,10 +849,17 @@ template <class T> real_of<T> abs2(T x) {
 // criterion, "twice is enough"; at most three passes): v <- v - b*c, the
 // coefficients added to c (nb; none where c is null), d holds nb elements.
 // Returns ||v|| on exit, or 0 where v is in b's range to working precision
-// (exactly zero, or still cancelling after three passes); NaN propagates.
+// (exactly zero, still cancelling after three passes, or left with less
+// than eps of its norm on entry: rounding, whose direction means nothing);
+// NaN propagates. Without that floor a column in Q's range whose residual
+// stalled near the underflow threshold (complex single) was normalised
+// into a unit vector inside Q's range: test_qrupd_econ's degenerate_c with
+// HQR_TEST_SEED=3181005594 and OPENBLAS_CORETYPE=SkylakeX, CPU and GPU
+// paths alike.
 template <class T> real_of<T> cgs_reorth(idx m, idx nb, const T *b, idx ldb, T *v, T *c, T *d) {
   using R = real_of<T>;
   R prev = norm2(m, v);
+  const R floor = std::numeric_limits<R>::epsilon() * prev;
   for (int pass = 0; pass < 3 && prev != 0; ++pass) {
     if (prev != prev) return prev;
     blas::gemm<T>('C', 'N', lint(nb), 1, lint(m), T(1), b, lint(ldb), v, lint(m), T(0), d, lint(nb));
@@ -860,7 +867,9 @@ template <class T> real_of<T> cgs_reorth(idx m, idx nb, const T *b, idx ldb, T *
     if (c)
       for (idx i = 0; i < nb; ++i) c[i] += d[i];
     const R now = norm2(m, v);
-    if (now >= R(0.5) * prev || now != now) return now;
+    if (now != now) return now;
+    if (now <= floor) return 0;
+    if (now >= R(0.5) * prev) return now;
     prev = now;
   }
   return 0;
