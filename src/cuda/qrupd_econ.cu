@@ -117,10 +117,6 @@ bool device_bcgs2(Update<T> &u, idx m, idx n, idx p, const T *dQ, T *dU, T *dW1,
          (n == 0 || (fetch(w1, dW1) && fetch(w2, dW2))) && u.check(cudaStreamSynchronize(st), Point::sync);
 }
 
-// Kahan's criterion on the second pass: every diagonal entry of Ry2 at
-// least 1/2 in magnitude (else U's columns were in Q's range up to
-// rounding, or dependent among themselves: the CPU's passes and
-// column-by-column fallback take it).
 // Where R's passes run. On the host they are P*K^2 rotated elements (K =
 // N+P-J+1) on R's old columns and on their product M, about 1.6 ns each
 // on a core (M = 16384, N = 4096, P = 100 on the H200 host: 0.13 s of a
@@ -173,6 +169,10 @@ bool factor_staircase(Update<T> &u, cpu::AddcolsEconHost<T> &host, bool pinned, 
   return ok;
 }
 
+// Kahan's criterion on the second pass: every diagonal entry of Ry2 at
+// least 1/2 in magnitude (else U's columns were in Q's range up to
+// rounding, or dependent among themselves: the CPU's passes and
+// column-by-column fallback take it).
 template <class T> bool second_pass_kept(idx p, const std::vector<T> &ry2) {
   for (idx i = 0; i < p; ++i)
     if (!(std::abs(ry2[std::size_t(i + i * p)]) >= 0.5)) return false;
