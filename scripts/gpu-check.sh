@@ -478,28 +478,27 @@ HQR_PANEL=cpu HQR_GPU_MIN_N=0 HQR_VERBOSE=1 timeout 200 build/test/test_qrupd_ec
 echo "test_qrupd_econ HQR_PANEL=cpu: $(tail -n 1 "$out/qrupd_econ-host-passes.log")," \
      "$(grep -c 'addcols_econ.*path=gpu-update' "$out/qrupd_econ-host-passes.log") addcols on the GPU," \
      "$(grep -c 'staircase factored' "$out/qrupd_econ-host-passes.log") with the staircase there"
+# econ_fault LABEL FAULT [VAR=VALUE...]: gpu_paths_* under HQR_FAULT, which
+# must either redo calls on the CPU or finish Q's last rows there.
 finished=0
-for f in alloc copy:2 kernel:3 sync:2 sync:5 sync:6 sync:12 sync:14 sync:17 kernel:40 copy:40 ${GPU_CHECK_ECON_FAULTS:-}; do
-  log="$out/qrupd_econ-fault-$f.log"
-  HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths_*' timeout 100 build/test/test_qrupd_econ >"$log" 2>&1
-  rc=$?
-  back=$(grep -cE "addcols_econ.*path=cpu-update \((CUDA error|GPU out of memory)" "$log")
-  rows=$(grep -c "Q's last rows updated on the CPU" "$log")
-  finished=$((finished + rows))
-  if [ $rc = 0 ] && [ $((back + rows)) -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
-  echo "test_qrupd_econ HQR_FAULT=$f: $r ($back calls redone on the CPU, $rows with Q's last rows finished there)"
-done
-# The same with the host's passes (R's staircase not on the device).
-for f in kernel:3 sync:6 kernel:40; do
-  log="$out/qrupd_econ-fault-host-passes-$f.log"
-  HQR_PANEL=cpu HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths_*' timeout 100 \
+econ_fault() {
+  label=$1 f=$2
+  shift 2
+  log="$out/qrupd_econ-fault-$label$f.log"
+  env "$@" HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths_*' timeout 100 \
       build/test/test_qrupd_econ >"$log" 2>&1
   rc=$?
   back=$(grep -cE "addcols_econ.*path=cpu-update \((CUDA error|GPU out of memory)" "$log")
   rows=$(grep -c "Q's last rows updated on the CPU" "$log")
+  if [ -z "$label" ]; then finished=$((finished + rows)); fi  # the staircase's runs must land one
   if [ $rc = 0 ] && [ $((back + rows)) -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
-  echo "test_qrupd_econ HQR_PANEL=cpu HQR_FAULT=$f: $r ($back calls redone on the CPU, $rows with Q's last rows finished there)"
+  echo "test_qrupd_econ $* HQR_FAULT=$f: $r ($back calls redone on the CPU, $rows with Q's last rows finished there)"
+}
+for f in alloc copy:2 kernel:3 sync:2 sync:5 sync:6 sync:12 sync:14 sync:17 kernel:40 copy:40 ${GPU_CHECK_ECON_FAULTS:-}; do
+  econ_fault "" "$f"
 done
+# The same with the host's passes (R's staircase not on the device).
+for f in kernel:3 sync:6 kernel:40; do econ_fault host-passes- "$f" HQR_PANEL=cpu; done
 [ "$finished" -gt 0 ] || { echo "no fault landed while Q's rows streamed: FAILED"; fail=1; }
 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='*_d' timeout 300 compute-sanitizer --tool memcheck --error-exitcode 99 \
     build/test/test_qrupd_econ >"$out/sanitizer-qrupd_econ.log" 2>&1 || fail=1

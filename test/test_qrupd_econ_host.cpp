@@ -13,8 +13,8 @@
 // here the reference LAPACK's xGEQRF and xORGQR), the same steps and
 // finish_rows() multiplying by the product the "device" formed. And the
 // GPU path's last way after a refusal on exactly degenerate columns (the
-// CPU's block Gram-Schmidt, column by column, then the product). Checked on products (qrupd_testing.hpp) against the
-// explicitly updated matrix, s/d/c/z, fresh random data (complex with
+// CPU's block Gram-Schmidt, column by column, then the product). Checked
+// on products (qrupd_testing.hpp) against the explicitly updated matrix, s/d/c/z, fresh random data (complex with
 // nonzero imaginary parts); J at 1, inside and N+1, N = 0, P = 1 and past
 // 64, odd M, padded storage; and the two refusals: U ill conditioned
 // (factor_gram1() false) and U nearly in Q's range (finish() false), after
@@ -37,11 +37,8 @@ using testing::Matrix;
 enum class Deliver { all, none, half };
 const char *deliver_name(Deliver d) { return d == Deliver::all ? "all rows" : d == Deliver::none ? "no rows" : "half"; }
 
-// The GPU path's steps on the caller's Q (m-by-n), R (n-by-n) and U
-// (m-by-p): false where AddcolsEconHost declines (nothing of the caller's
-// arrays changed then), else Q (m-by-n+p) and R (n+p-by-n+p) updated.
 // The device's QR of the staircase (k-by-k, ld lds): S over it (with
-// the reflectors below its diagonal, as cuSOLVER leaves them), M into m.
+// the reflectors below its diagonal, as the device leaves them), M into mprod.
 template <class T> void factor_staircase(lint k, T *s, lint lds, T *mprod) {
   std::vector<T> tau(static_cast<std::size_t>(k)), work(static_cast<std::size_t>(64 * k + 64));
   const lint lw = lint(work.size());
@@ -50,6 +47,9 @@ template <class T> void factor_staircase(lint k, T *s, lint lds, T *mprod) {
   assert_int_equal(testing::orgqr<T>(k, k, k, mprod, k, tau.data(), work.data(), lw, testing::Lib::ref), 0);
 }
 
+// The GPU path's steps on the caller's Q (m-by-n), R (n-by-n) and U
+// (m-by-p): false where AddcolsEconHost declines (nothing of the caller's
+// arrays changed then), else Q (m-by-n+p) and R (n+p-by-n+p) updated.
 // After a refusal, with `orthogonalize`, the GPU path's last way: the
 // CPU's block Gram-Schmidt (u destroyed, Qn into q's room), then the
 // device multiplies by rotation().
