@@ -649,10 +649,115 @@ template <class T, class R> struct OnTriangle {
   template <class X> static void give_value_slot(X &, unsigned long long *, long) {}
 };
 
+// ---- A pinned caller's small lower triangle ---------------------------------
+//
+// At small orders the general pinned trip is bound by the host queuing its
+// steps, not by the device running them: 17 queued operations (packing,
+// P's copy down and its word, unpacking, packing again, the store) for a
+// device routine of 0.12 ms (d L 256 on the H200: 0.18 ms against 0.14
+// for cuSOLVER called on the same pinned buffer,
+// bench/results/pinned-NVIDIA-H200-2026-11-28.txt). A lower triangle needs
+// none of that: the DMA lands in the routine's square itself (leading
+// dimension n, whatever it carries above the diagonal is never read), the
+// routine runs there, and one kernel stores the triangle from it. The
+// inputs' copy against a failed store is taken by the calling thread into
+// the staging while the device works, before the store is queued; up to
+// kSmallSquare bytes that copy (under 512 KiB) ends well within the
+// device's time (at 2 MiB, potri d L 512 took 0.31-0.37 ms against
+// 0.29-0.30 the general way, whose copy is a DMA beside the routine).
+// Upper triangles keep the general trip (their transpose needs its
+// kernels anyway; they already beat that peer, bench/results/pinned-*).
+constexpr std::size_t kSmallSquare = std::size_t(1) << 20;
+
+// Lower triangle of the n-by-n square sq into dst (leading dimension ldd),
+// unless the report refuses the results.
+template <class S> __global__ void store_lower(int64_t n, const S *sq, S *dst, int64_t ldd, const Report *report) {
+  if (report->info != 0) return;
+  for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
+    for (int64_t i = j + blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+      dst[i + j * ldd] = sq[i + j * n];
+}
+
+// False (nothing done) where this way does not serve; else *out is the
+// outcome (ran = false: the caller's triangle as it came, the CPU computes).
+// Fault points as the general pinned trip: alloc, copy (after the upload),
+// kernel (after the routine), sync (the one wait), copy (after the store:
+// the inputs go back).
+template <class T, class R>
+bool one_trip_pinned_lower(Context &c, R &routine, lint n, T *a, lint lda, unsigned long long *value, Result *out) {
+  using fault::Point;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point entry = Clock::now();
+  const Block<T> b{a, lda, n, n, Layout::lower};
+  const std::size_t packed = std::size_t(b.at(n)) * sizeof(T), report_at = (packed + 15) / 16 * 16;
+  if (std::size_t(n) * n * sizeof(T) > kSmallSquare || report_at + sizeof(Report) > c.staging_memory.size()) return false;
+  const PinnedRange range = pinned_range(a, block_bytes(b));
+  if (!range.pinned || !range.writable || !range.device) return false;
+  T *in = static_cast<T *>(c.staging_memory.get());
+  Report *host_report = reinterpret_cast<Report *>(static_cast<char *>(c.staging_memory.get()) + report_at);
+  std::size_t work_bytes = 0;
+  bool fine = !fault::hit(Point::alloc) && c.matrix.reserve(std::size_t(n) * n * sizeof(T));
+  T *sq = static_cast<T *>(c.matrix.get());
+  fine = fine && routine.init(c, n, sq, &work_bytes) && c.workspace.reserve(work_bytes + 256 + sizeof(Report));
+  if (!fine) {
+    *out = {false, 0, "GPU out of memory", 0};
+    return true;
+  }
+  Report *report = reinterpret_cast<Report *>(static_cast<char *>(c.workspace.get()) + (work_bytes + 255) / 256 * 256);
+  OnTriangle<T, R>::give_value_slot(routine, &report->value, 0);
+
+  Events marks(config::verbose_level() >= 2 ? 4 : 0, cudaEventDefault);  // HQR_VERBOSE=2: the device's steps
+  const cudaStream_t st = c.compute_stream;
+  auto mark = [&](int i) { return marks.e.empty() || ok(cudaEventRecord(marks.e[i], st)); };
+  const Clock::time_point t0 = Clock::now();
+  fine = marks.valid() && mark(0) && dma_in(b, sq, st) && !fault::hit(Point::copy) && mark(1) &&
+         routine.run(c, n, sq, c.workspace.get(), &report->info) && mark(2) &&
+         ok(cudaMemcpyAsync(host_report, report, sizeof(Report), cudaMemcpyDeviceToHost, st)) &&
+         !fault::hit(Point::kernel);
+  if (fine) b.copy(0, n, in, true, false);  // the inputs, while the device works
+  bool storing = false;
+  if (fine) {
+    storing = true;
+    store_lower<<<column_grid(n, n), 256, 0, st>>>(n, dv(sq), dv(static_cast<T *>(range.device)), lda, report);
+    fine = ok(cudaGetLastError()) && mark(3);
+  }
+  const bool synced = fine && ok(cudaStreamSynchronize(st)) && !fault::hit(Point::sync);
+  const Clock::time_point t1 = Clock::now();
+  auto fail = [&](bool stored) {
+    cudaStreamSynchronize(st);  // nothing of this call may still run when the next one reuses the buffers
+    (void)cudaGetLastError();
+    if (stored) b.copy(0, n, in, false, false);
+    return Result{false, 0, "CUDA error", 0};
+  };
+  if (!synced) {
+    *out = fail(storing);
+    return true;
+  }
+  if (host_report->info != 0) {  // the store wrote nothing
+    *out = {false, 0, routine.refused, 0};
+    return true;
+  }
+  if (fault::hit(Point::copy)) {  // as if the store had failed: the inputs go back
+    *out = fail(true);
+    return true;
+  }
+  if (value) *value = host_report->value;
+  if (!marks.e.empty()) {
+    const TripTimes dev(marks);
+    std::fprintf(stderr,
+                 "hqr: %s one trip, pinned caller's lower triangle (ms): set up %.3f, queued and done %.3f; on the "
+                 "device: up %.3f, %s %.3f, down %.3f\n",
+                 routine.name, ms_between(entry, t0), ms_between(t0, t1), dev.up, routine.name, dev.work, dev.down);
+  }
+  *out = {true, 0, kPinnedCaller, 0, 0, 0, 0, "gpu-one-trip"};
+  return true;
+}
+
 // The one trip of a triangle routine (potrf, trtri, lauum, potri); `value`,
 // where given, receives the report's value once the results are stored.
 template <class T, class R>
 Result one_trip(Context &c, R &routine, bool upper, lint n, T *a, lint lda, unsigned long long *value = nullptr) {
+  if (Result r; !upper && one_trip_pinned_lower(c, routine, n, a, lda, value, &r)) return r;
   OnTriangle<T, R> op(routine, upper, n, a, lda);
   const Result r = one_trip<T>(c, op);
   if (value) *value = op.value;
