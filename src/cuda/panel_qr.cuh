@@ -269,9 +269,12 @@ cudaError_t launch_panel_qr(cudaStream_t s, bool first, int64_t mk, int64_t kb, 
   return cudaGetLastError();
 }
 
-// LAPACK's xGEQRF of the m-by-n a (leading dimension lda, on the device)
-// in panels of b columns (panel_qr_width), tau into tau; work holds
-// geqrf_small_work(m, n, b) elements. check(status) records a failure.
+// LAPACK's xGEQRF of the first k columns of the m-by-n a (leading
+// dimension lda, on the device; k <= min(m, n)) in panels of b columns
+// (panel_qr_width), tau into tau; the columns past k take the reflectors
+// as the trailing update does (Q**H C, as xORMQR would give it: xGELS's
+// right-hand sides beside A). work holds geqrf_small_work(m, n, b)
+// elements. check(status) records a failure.
 //
 // Panels from where a column holds 6 KiB or less go in two lanes: the
 // panels one after the other on the panel stream, each taking the
@@ -286,8 +289,8 @@ cudaError_t launch_panel_qr(cudaStream_t s, bool first, int64_t mk, int64_t kb, 
 // - two lanes for short panels: d 512^2 1.51-1.61 / 1.41, z 256^2 1.00-1.02 / 0.91-0.96
 // - one lane for tall ones: z 768^2 3.98-4.02 / 4.07-4.17 all in two lanes
 template <class T, class Check>
-bool geqrf_small(Context &c, int64_t m, int64_t n, T *a, int64_t lda, T *tau, int b, T *work, Check &&check) {
-  const int64_t k = std::min(m, n);
+bool geqrf_small(Context &c, int64_t m, int64_t n, int64_t k, T *a, int64_t lda, T *tau, int b, T *work,
+                 Check &&check) {
   auto in_lanes = [&](int64_t k0) { return (m - k0) * int64_t(sizeof(T)) <= 6144; };
   const cudaStream_t us = c.compute_stream;
   const cudaEvent_t panel_done = c.small_qr_events[2], *updated = c.small_qr_events;

@@ -77,9 +77,11 @@ __global__ void packed_unit_lower(int64_t m, int64_t k0, int64_t mk, int64_t kb,
 // The QR of the m-by-n f (leading dimension ldf) on the device, tau into
 // dtau: geqrf_small (panel_qr.cuh; panels of `width` columns), cuSOLVER's
 // geqrf, or hqr's device geqrf (geqrf_device: its own scratch,
-// synchronous).
+// synchronous). `extra` columns right of f (same leading dimension), set
+// before init, take Q**H inside geqrf_small's trailing updates where it
+// runs (applied()); elsewhere they are left alone.
 template <class T> struct Factor {
-  lint m, n, ldf;
+  lint m, n, ldf, extra = 0;
   bool own = !small_geqrf(m, n);
   int width = 0;
   cusolverDnParams_t params = nullptr;
@@ -96,7 +98,7 @@ template <class T> struct Factor {
     if (own) return true;
     if (m <= kPanelQrRows) width = panel_qr_width<T>(m, c.block_shared_memory);
     if (width) {
-      device_bytes = geqrf_small_work(m, n, width) * sizeof(T);
+      device_bytes = geqrf_small_work(m, n + extra, width) * sizeof(T);
       return true;
     }
     if (!ok(cusolverDnCreateParams(&params)) ||
@@ -108,11 +110,13 @@ template <class T> struct Factor {
   bool run(Context &c, T *f, T *dtau, void *work, int *dinfo) {
     if (own) return geqrf_device(c, m, n, f, ldf, dtau).ran;
     if (width)
-      return geqrf_small(c, m, n, f, ldf, dtau, width, static_cast<T *>(work), [](auto status) { return ok(status); });
+      return geqrf_small(c, m, n + extra, std::min(m, n), f, ldf, dtau, width, static_cast<T *>(work),
+                         [](auto status) { return ok(status); });
     const cudaDataType t = blas::data_type<T>();
     return ok(cusolverDnXgeqrf(c.solver, params, m, n, t, f, ldf, t, dtau, t, work, device_bytes,
                                host.empty() ? nullptr : host.data(), host_bytes, dinfo));
   }
+  bool applied() const { return width > 0 && extra > 0; }  // the extra columns hold Q**H C after run
 };
 
 std::size_t round_up(std::size_t b) { return (b + 255) / 256 * 256; }
@@ -312,6 +316,11 @@ template <class S> __global__ void restore_if_singular(const Report *report, int
 // then runs the call. Where R has a zero on its diagonal (xTRTRS's check)
 // the results are LAPACK's INFO > 0 state: A factored, B as it was before
 // the solve (Q**H B where Q comes first, else the input).
+// m >= n 'N': B lies right of A on the device with A's leading dimension,
+// so where the small geqrf factors A it also forms Q**H B as its trailing
+// update (Factor's extra columns) and cuSOLVER's xORMQR is not called
+// (H200, d 256^2 nrhs 1 pinned: geqrf 0.64 ms, the whole op 0.90 with
+// xORMQR, against 0.84 for cuSOLVER's geqrf, ormqr and trsm).
 template <class T> struct GelsOp {
   const char *name = "gels";
   bool trans, lq;
@@ -324,7 +333,9 @@ template <class T> struct GelsOp {
   GelsOp(bool t, lint m_, lint n_, lint nrhs_, T *a, lint lda, T *b, lint ldb, T *tau)
       : trans(t), lq(m_ < n_), m(m_), n(n_), nrhs(nrhs_), p(std::max(m_, n_)), q(std::min(m_, n_)),
         in{{a, lda, m_, n_}, {b, ldb, p, nrhs_}}, out{{a, lda, m_, n_}, {b, ldb, p, nrhs_}, {tau, 1, q, 1}},
-        device_size(out.size() + (lq ? int64_t(n_) * m_ : 0)), f(p, q, p) {}
+        device_size(out.size() + (lq ? int64_t(n_) * m_ : 0)), f(p, q, p) {
+    if (!lq && !trans) f.extra = nrhs;  // B at column n of A's layout: out.start(1) = m n
+  }
   const char *why(int info) const { return info == kNonFinite ? kNonFiniteInput : "gels failed on the device"; }
   bool keeps(int info) const { return info > 0; }
   T *factor(T *d) const { return lq ? d + out.size() : d; }  // F: A itself, or A**H after everything
@@ -363,7 +374,7 @@ template <class T> struct GelsOp {
     auto save = [&] { return ok(cudaMemcpyAsync(saved, b, std::size_t(p) * nrhs * sizeof(T), cudaMemcpyDeviceToDevice, st)); };
     fine = fine && f.run(c, fa, tau(d), work, solver_info);
     if (q_first())
-      fine = fine && apply_q(true) && save() && solve(false);
+      fine = fine && (f.applied() || apply_q(true)) && save() && solve(false);
     else
       fine = fine && save() && solve(true) &&
              (p == q || ok(cudaMemset2DAsync(b + q, p * sizeof(T), 0, (p - q) * sizeof(T), nrhs, st))) &&
