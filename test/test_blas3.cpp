@@ -117,7 +117,6 @@ double ratio(const Matrix<T> &got, const Matrix<T> &want, lint m, lint n, double
   return s == 0 ? 0 : std::sqrt(s) / (scale * eps<T>() * std::max(depth, 1.0));
 }
 bool all(lint, lint) { return true; }
-bool in_triangle(char uplo, lint i, lint j) { return uplo == 'U' ? i <= j : i >= j; }
 
 template <class T> bool has_nan(const Matrix<T> &a, lint m, lint n) {
   for (lint j = 0; j < n; ++j)

@@ -11,8 +11,6 @@ namespace {
 constexpr lint kSizes[] = {0, 1, 2, 31, 64, 257, 500};
 constexpr lint kPads[] = {0, 5};  // lda = max(1, n) + pad
 
-bool in_triangle(char uplo, lint i, lint j) { return uplo == 'U' ? i <= j : i >= j; }
-
 // Overwrites the strict triangle LAPACK must not reference with random
 // values (the matrix is no longer Hermitian there: a routine that reads it
 // gets wrong answers).

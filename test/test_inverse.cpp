@@ -53,8 +53,6 @@ lint node_block(int nb) {
   return nb ? nb : env ? std::atol(env) : 512;
 }
 
-bool in_triangle(char uplo, lint i, lint j) { return uplo == 'U' ? i <= j : i >= j; }
-
 template <class T> void scramble_other_triangle(Matrix<T> &a, char uplo) {
   for (lint j = 0; j < a.n; ++j)
     for (lint i = 0; i < a.m; ++i)
@@ -77,28 +75,6 @@ template <class T> void assert_real_diagonal(const Matrix<T> &a, const std::stri
     if (std::imag(a(i, i)) != 0)
       fail_msg("%s: diagonal (%ld) has imaginary part %g; LAPACK's is exactly real", ctx.c_str(), long(i),
                double(std::imag(a(i, i))));
-}
-
-// A random triangle that is well conditioned: diagonal of modulus in [1, 2]
-// (random sign or phase), off-diagonal entries of modulus below 1/n. With
-// diag 'U' the diagonal holds large random values (one of them zero), which
-// the routine must neither read nor write.
-template <class T> Matrix<T> random_triangle(lint n, lint lda, char uplo, char diag) {
-  Matrix<T> a = random_matrix<T>(n, n, lda);
-  for (lint j = 0; j < n; ++j)
-    for (lint i = 0; i < n; ++i) {
-      if (i == j) {
-        T u = random_value<T>();
-        const double mod = std::abs(std::complex<double>(u));
-        a(i, i) = diag == 'U' ? T(100) * u : u * real_t<T>((1.0 + std::abs(double(std::real(u)))) / std::max(mod, 1e-3));
-      } else if (in_triangle(uplo, i, j)) {
-        a(i, j) = random_value<T>() / real_t<T>(n);
-      } else {
-        a(i, j) = T(10) * random_value<T>();
-      }
-    }
-  if (diag == 'U' && n > 1) a(n / 2, n / 2) = T(0);
-  return a;
 }
 
 // ---- potri ------------------------------------------------------------------

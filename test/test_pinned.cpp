@@ -1,5 +1,5 @@
 // Callers whose arrays lie in pinned memory (src/cuda/pinned.hpp): xPOTRF,
-// xPOTRI, xGEQRF and xGELS, s/d/c/z, with the arrays in cudaMallocHost
+// xPOTRI, xTRTRI, xLAUUM, xGEQRF and xGELS, s/d/c/z, with the arrays in cudaMallocHost
 // memory and in cudaHostRegister'ed memory, at orders that take the one trip
 // (default block size) and the hybrids (a block size of 64, several panels),
 // both uplo, lda > n, odd sizes: LAPACK's residual ratios, the unreferenced
@@ -249,8 +249,6 @@ template <class F> void each_schedule(F &&f) {
   hqr_set_nb(env ? std::atoi(env) : 0);
 }
 
-bool in_triangle(char uplo, lint i, lint j) { return uplo == 'U' ? i <= j : i >= j; }
-
 // Entries outside the uplo triangle and the padding unchanged byte for byte.
 template <class T> void assert_outside_unchanged(const Matrix<T> &before, const Matrix<T> &after, char uplo, const std::string &ctx) {
   lint bi = -1, bj = -1;
@@ -342,6 +340,60 @@ template <class T> void potri_pinned(void **) {
           Matrix<T> r = identity<T>(n);
           subtract_product(r, h, 'N', x, 'N');
           assert_ratio(norm_one(r) / (double(n) * norm_one(h) * norm_one(x) * eps<T>()), ctx);
+        }
+    });
+}
+
+// ---- trtri, lauum -------------------------------------------------------------------
+
+// ||I - T*inv(T)||_1 / (n ||T||_1 ||inv(T)||_1 eps); with diag 'U' the
+// diagonal neither read nor written.
+template <class T> void trtri_pinned(void **) {
+  for (Memory kind : kinds())
+    each_schedule([&](bool hybrid) {
+      for (lint n : kOrders)
+        for (char uplo : {'L', 'U'})
+          for (char diag : {'N', 'U'}) {
+            const lint lda = n + 2;
+            const std::string ctx = context("%ctrtri uplo=%c diag=%c n=%ld lda=%ld %s%s", prefix<T>(), uplo, diag,
+                                            long(n), long(lda), name(kind), hybrid ? " nb=64" : "");
+            const Matrix<T> a0 = random_triangle<T>(n, lda, uplo, diag);
+            Held<T> a(kind, a0);
+            call_ok<T>(kind, hybrid, "trtri", ctx, [&] { return trtri<T>(uplo, diag, n, a.ptr(), lda); });
+            const Matrix<T> inv = a.matrix();
+            lint bi = -1, bj = -1;
+            if (!unchanged_where(a0, inv, [&](lint i, lint j) { return !in_triangle(uplo, i, j) || (diag == 'U' && i == j); },
+                                 &bi, &bj))
+              fail_msg("%s: A(%ld,%ld), which LAPACK does not write, was changed", ctx.c_str(), long(bi), long(bj));
+            const Matrix<T> t = triangle(block(a0, n, n), uplo, diag), x = triangle(block(inv, n, n), uplo, diag);
+            Matrix<T> r = identity<T>(n);
+            subtract_product(r, t, 'N', x, 'N');
+            assert_ratio(norm_one(r) / (double(n) * norm_one(t) * norm_one(x) * eps<T>()), ctx);
+          }
+    });
+}
+
+// The product U U**H or L**H L against its definition, relative to its norm.
+template <class T> void lauum_pinned(void **) {
+  for (Memory kind : kinds())
+    each_schedule([&](bool hybrid) {
+      for (lint n : kOrders)
+        for (char uplo : {'L', 'U'}) {
+          const lint lda = n + 2;
+          const std::string ctx = context("%clauum uplo=%c n=%ld lda=%ld %s%s", prefix<T>(), uplo, long(n), long(lda),
+                                          name(kind), hybrid ? " nb=64" : "");
+          Matrix<T> a0 = random_matrix<T>(n, n, lda);
+          for (lint i = 0; i < n; ++i) a0(i, i) = T(std::real(a0(i, i)));  // a factor's real diagonal
+          Held<T> a(kind, a0);
+          call_ok<T>(kind, hybrid, "lauum", ctx, [&] { return lauum<T>(uplo, n, a.ptr(), lda); });
+          const Matrix<T> got = a.matrix();
+          assert_outside_unchanged(a0, got, uplo, ctx);
+          const Matrix<T> t = triangle(block(a0, n, n), uplo);
+          const Matrix<T> w = uplo == 'U' ? product(t, 'N', t, 'C') : product(t, 'C', t, 'N');
+          Matrix<T> d = hermitian(block(got, n, n), uplo);
+          for (lint j = 0; j < n; ++j)
+            for (lint i = 0; i < n; ++i) d(i, j) -= w(i, j);
+          assert_ratio(norm_one(d) / (double(n) * norm_one(w) * eps<T>()), ctx);
         }
     });
 }
@@ -531,6 +583,12 @@ int main() {
       cmocka_unit_test(potri_pinned<double>),
       cmocka_unit_test(potri_pinned<std::complex<float>>),
       cmocka_unit_test(potri_pinned<std::complex<double>>),
+      cmocka_unit_test(trtri_pinned<float>),
+      cmocka_unit_test(trtri_pinned<double>),
+      cmocka_unit_test(trtri_pinned<std::complex<float>>),
+      cmocka_unit_test(trtri_pinned<std::complex<double>>),
+      cmocka_unit_test(lauum_pinned<double>),
+      cmocka_unit_test(lauum_pinned<std::complex<float>>),
       cmocka_unit_test(geqrf_pinned<float>),
       cmocka_unit_test(geqrf_pinned<double>),
       cmocka_unit_test(geqrf_pinned<std::complex<float>>),

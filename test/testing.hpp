@@ -214,6 +214,30 @@ template <class T> Matrix<T> triangle(const Matrix<T> &a, char uplo, char diag =
     for (lint i = 0; i < n; ++i) t(i, i) = T(1);
   return t;
 }
+// Whether (i, j) lies in the uplo triangle (the diagonal included).
+inline bool in_triangle(char uplo, lint i, lint j) { return uplo == 'U' ? i <= j : i >= j; }
+// A random triangle that is well conditioned: diagonal of modulus in [1, 2]
+// (random sign or phase), off-diagonal entries of modulus below 1/n. With
+// diag 'U' the diagonal holds large random values (one of them zero), which
+// the routine must neither read nor write.
+template <class T> Matrix<T> random_triangle(lint n, lint lda, char uplo, char diag) {
+  Matrix<T> a = random_matrix<T>(n, n, lda);
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < n; ++i) {
+      if (i == j) {
+        T u = random_value<T>();
+        const double mod = std::abs(std::complex<double>(u));
+        a(i, i) = diag == 'U' ? T(100) * u : u * real_t<T>((1.0 + std::abs(double(std::real(u)))) / std::max(mod, 1e-3));
+      } else if (in_triangle(uplo, i, j)) {
+        a(i, j) = random_value<T>() / real_t<T>(n);
+      } else {
+        a(i, j) = T(10) * random_value<T>();
+      }
+    }
+  if (diag == 'U' && n > 1) a(n / 2, n / 2) = T(0);
+  return a;
+}
+
 // Upper trapezoid of an m-by-n matrix (R of a QR factorization).
 template <class T> Matrix<T> upper_trapezoid(const Matrix<T> &a) {
   Matrix<T> r(a.m, a.n);
