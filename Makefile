@@ -344,7 +344,7 @@ check-asan: deps
 # system's LAPACK in a fresh process per measurement; the others link libhqr.
 BENCH_CUDA := bench_potrf bench_inverse bench_qr bench_qrupd bench_blas3
 BENCH_BIN  := $(addprefix $(BUILD)/,$(BENCH_CUDA) bench_potrf_peer bench_potrf_mg bench_copy bench_qrupd_cpu \
-                bench_qrupd_econ bench_first_call)
+                bench_qrupd_econ bench_first_call bench_blas1)
 BENCH_FLAGS := $(CXXFLAGS) -std=c++17 -pthread -Iinclude -Isrc -Ibench -I$(CUDA_HOME)/include
 bench: $(BENCH_BIN)
 $(addprefix $(BUILD)/,$(BENCH_CUDA)): $(BUILD)/%: bench/%.cpp bench/timing.hpp $(LIB)
@@ -363,6 +363,9 @@ $(BUILD)/bench_first_call: bench/bench_first_call.cpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -ldl
 $(BUILD)/bench_qrupd_cpu: bench/bench_qrupd_cpu.cpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(BUILD) -lhqr -Wl,-rpath,'$$ORIGIN'
+# numpy's row copies through hqr's dcopy_ and OpenBLAS's (CPU only).
+$(BUILD)/bench_blas1: bench/bench_blas1.cpp $(LIB)
+	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(BUILD) -lhqr -ldl -Wl,-rpath,'$$ORIGIN'
 # The economy-form updates (CPU only: no CUDA needed); dlopens qrupdate.
 $(BUILD)/bench_qrupd_econ: bench/bench_qrupd_econ.cpp bench/timing.hpp bench/qrupdate.hpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(BUILD) -lhqr -ldl -Wl,-rpath,'$$ORIGIN'

@@ -14,7 +14,7 @@
 # RowMajorStrg, which OpenBLAS does not define, so they run with the
 # reference BLAS's folder first in LD_LIBRARY_PATH (hqr then sits in front
 # of the reference BLAS, which is also what answers the illegal calls hqr
-# forwards).
+# forwards). Then the level-1 programs xblat1{s,d,c,z}, for hqr's xCOPY.
 BUILD=${BUILD:-build}
 lib=$(cd "$BUILD" && pwd)/libhqr.so
 dir=${BLAS_TESTING_DIR:-/usr/lib/x86_64-linux-gnu/blas}
@@ -78,6 +78,24 @@ for p in s d c z; do
 done
 for p in s d c z; do
   check "x${p}cblat3" "$dir/x${p}cblat3" "$dir/${p}in3" - "$dir"
+done
+# The level-1 test programs xblat1{s,d,c,z} (no input): their xCOPY is
+# hqr's (ABI.md 4.3; every other level-1 routine forwarded). The output must
+# be the same without hqr and with it, no FAIL, and the program's xCOPY must
+# bind to libhqr.so (LD_DEBUG=bindings).
+for p in s d c z; do
+  prog=$dir/xblat1$p
+  if [ ! -x "$prog" ]; then notok "blas_testers: xblat1$p: $prog exists (libblas-test)"; continue; fi
+  (cd "$out" && OPENBLAS_NUM_THREADS=1 "$prog" > "xblat1$p.plain" 2>&1); rc1=$?
+  (cd "$out" && LD_PRELOAD=$lib LD_DEBUG=bindings LD_DEBUG_OUTPUT="xblat1$p.bind" OPENBLAS_NUM_THREADS=1 \
+      "$prog" > "xblat1$p.hqr" 2>&1); rc2=$?
+  passed=$(grep -c 'PASS' "$out/xblat1$p.hqr")
+  if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ]; then notok "blas_testers: xblat1$p: exit status $rc1 without hqr, $rc2 with it"
+  elif grep -q FAIL "$out/xblat1$p.plain" "$out/xblat1$p.hqr"; then notok "blas_testers: xblat1$p: a FAIL line"
+  elif ! cmp -s "$out/xblat1$p.plain" "$out/xblat1$p.hqr"; then notok "blas_testers: xblat1$p: output differs with hqr"
+  elif ! cat "$out/xblat1$p.bind".* | grep -q "xblat1$p .* to .*libhqr.so .*\`${p}copy_'"; then
+    notok "blas_testers: xblat1$p: its ${p}copy_ did not bind to hqr"
+  else ok "blas_testers: xblat1$p: $passed PASS lines, identical with hqr (${p}copy_ hqr's)"; fi
 done
 if [ $failed -eq 0 ]; then rm -rf "$out"; else echo "# files of this run: $out"; fi
 exit $failed

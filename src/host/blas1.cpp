@@ -1,0 +1,212 @@
+// Level-1 BLAS xCOPY (s, d, c, z): y := x, N elements, x(i) at X(1 +
+// (i-1)*INCX) for INCX > 0, at X(1 + (N-i)*|INCX|) for INCX < 0, the same for
+// y; INCX = 0 copies X(1) to every element; N <= 0 is a quick return (the
+// reference BLAS 3.11's contract; it reports no illegal argument).
+//
+// Why hqr answers it: pip's numpy copies every matrix into and out of its
+// LAPACK calls one row at a time (numpy's linearize/delinearize in
+// _umath_linalg, through the wheel's `scipy_dcopy_64_`), each row a copy
+// whose source or destination steps a whole row (16384 elements apart at
+// 16384 x 16384). Every element of such a copy lies in a page and a cache line
+// of its own, and one thread waits for them one after another: 16384 such
+// copies took OpenBLAS 6.6 s (source strided) and 9.8 s (destination
+// strided) per pass on the H200 host, where hqr's dpotrf of that matrix
+// takes 0.06 s (bench/results/blas1-copy-NVIDIA-H200-2026-12-04.txt). So
+// long strided copies are split over a pool of threads (StripePool), the
+// t-th range of elements always on thread t: numpy's next row touches the
+// same pages and cache lines again, in the same core's TLB and caches. 16
+// threads there: 1.0 s and 1.5 s per pass (np.linalg.cholesky of 16384: 2.8
+// s against 21.5). Short or contiguous copies run on the calling thread.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <complex>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <utility>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "common.hpp"
+#include "config.hpp"
+
+namespace hqr {
+namespace {
+
+inline void cpu_relax() {
+#if defined(__x86_64__)
+  _mm_pause();
+#endif
+}
+
+// Persistent threads that run part t of a job on thread t (0: the caller).
+// A worker spins for a while after each part before it sleeps, because
+// numpy's copies come one after another, each a few tens of microseconds
+// apart; a sleeping worker costs a futex wake-up per copy. The pool lives as
+// long as the process (stripe_pool), so its threads are never joined.
+class StripePool {
+ public:
+  explicit StripePool(int threads) : threads_(std::max(1, threads)) {
+    for (int t = 1; t < threads_; ++t) std::thread([this, t] { work(t); }).detach();
+  }
+  StripePool(const StripePool &) = delete;
+  StripePool &operator=(const StripePool &) = delete;
+
+  int threads() const { return threads_; }
+  // fn(0) .. fn(parts-1), parts <= threads(); false where another caller
+  // holds the pool (the caller then does the work itself).
+  bool run(int parts, const std::function<void(int)> &fn) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock()) return false;
+    {
+      std::lock_guard<std::mutex> g(mutex_);
+      job_ = &fn;
+      parts_ = parts;
+      finished_.store(0, std::memory_order_relaxed);
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    if (sleepers_.load(std::memory_order_acquire) > 0) wake_.notify_all();
+    fn(0);
+    // The other parts take about as long as this one: spin, do not sleep.
+    while (finished_.load(std::memory_order_acquire) != parts - 1) cpu_relax();
+    return true;
+  }
+
+ private:
+  static constexpr std::chrono::microseconds kSpin{200};
+  void work(int t) {
+    unsigned seen = 0;
+    for (;;) {
+      const auto until = std::chrono::steady_clock::now() + kSpin;
+      while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until)
+        for (int i = 0; i < 8; ++i) cpu_relax();
+      std::unique_lock<std::mutex> g(mutex_);
+      if (generation_.load(std::memory_order_relaxed) == seen) {
+        sleepers_.fetch_add(1, std::memory_order_acq_rel);
+        wake_.wait(g, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
+        sleepers_.fetch_sub(1, std::memory_order_acq_rel);
+      }
+      // A job's parts finish before the next job starts, so a worker with a
+      // part in a job always sees that job's generation.
+      seen = generation_.load(std::memory_order_relaxed);
+      const std::function<void(int)> *job = t < parts_ ? job_ : nullptr;
+      g.unlock();
+      if (job) {
+        (*job)(t);
+        finished_.fetch_add(1, std::memory_order_release);
+      }
+    }
+  }
+
+  const int threads_;
+  std::mutex busy_;   // one caller at a time
+  std::mutex mutex_;  // job_, parts_ and sleeping
+  std::condition_variable wake_;
+  std::atomic<unsigned> generation_{0};
+  std::atomic<int> finished_{0}, sleepers_{0};
+  const std::function<void(int)> *job_ = nullptr;
+  int parts_ = 0;
+};
+
+// The process's pool, created on first use. A child of fork() has none of
+// its parent's threads: it makes its own, and the parent's object (whose
+// mutexes may have been held at the fork) is left alone, never used again.
+StripePool *stripe_pool() {
+  static std::mutex m;
+  static StripePool *pool = nullptr;
+  static pid_t owner = 0;
+  const pid_t pid = getpid();
+  std::lock_guard<std::mutex> g(m);
+  if (!pool || owner != pid) {
+    const int cores = int(std::thread::hardware_concurrency());
+    const int limit = config::cpu_threads();
+    pool = new StripePool(std::min(limit > 0 ? limit : cores, 64));  // never deleted: see above
+    owner = pid;
+  }
+  return pool;
+}
+
+// Copies shorter than this, or with both strides 1, stay on the calling
+// thread (as do copies that overlap themselves): a strided element costs a cache (and TLB) miss, ~20-50 ns, so at
+// 4096 elements the copy outlasts the pool's hand-off several times.
+constexpr lint kStripedMin = 4096;
+constexpr lint kStripeMin = 512;  // elements per part
+
+// Whether the n elements of x and of y (element 0 at x0, y0) lie in
+// disjoint address ranges.
+template <class T> bool apart(lint n, const T *x0, lint incx, const T *y0, lint incy) {
+  auto span = [n](const T *p, lint inc) {
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(p + (n - 1) * inc);
+    return std::make_pair(std::min(a, b), std::max(a, b) + sizeof(T));
+  };
+  const auto [xa, xb] = span(x0, incx);
+  const auto [ya, yb] = span(y0, incy);
+  return xb <= ya || yb <= xa;
+}
+
+// Elements i0..i1-1 in order (memmove where both strides are 1: overlapping
+// vectors, which the BLAS leaves undefined, at least copy as a whole).
+template <class T> void copy_range(lint i0, lint i1, const T *x, lint incx, T *y, lint incy) {
+  if (incx == 1 && incy == 1) {
+    std::memmove(y + i0, x + i0, std::size_t(i1 - i0) * sizeof(T));
+    return;
+  }
+  const T *xs = x + i0 * incx;
+  T *ys = y + i0 * incy;
+  for (lint i = i0; i < i1; ++i, xs += incx, ys += incy) *ys = *xs;
+}
+
+}  // namespace
+
+template <class T> void copy(const lint *n_, const T *x, const lint *incx_, T *y, const lint *incy_) {
+  const lint n = *n_, incx = *incx_, incy = *incy_;
+  if (n <= 0) return;
+  // Element i of a vector with a negative increment lies at (i - (n-1)) * inc.
+  const T *x0 = incx < 0 ? x - (n - 1) * incx : x;
+  T *y0 = incy < 0 ? y - (n - 1) * incy : y;
+  // Striped only where the order of the element copies cannot matter: y's
+  // elements distinct (INCY = 0 leaves the last x) and apart from x's.
+  const bool strided = (incx != 1 && incx != 0) || incy != 1;
+  if (n >= kStripedMin && strided && incy != 0 && apart(n, x0, incx, y0, incy)) {
+    StripePool *pool = stripe_pool();
+    const int parts = int(std::min<lint>(pool->threads(), n / kStripeMin));
+    if (parts > 1 && pool->run(parts, [&](int t) {
+          copy_range(n * t / parts, n * (t + 1) / parts, x0, incx, y0, incy);
+        }))
+      return;
+  }
+  copy_range<T>(0, n, x0, incx, y0, incy);
+}
+
+template void copy(const lint *, const float *, const lint *, float *, const lint *);
+template void copy(const lint *, const double *, const lint *, double *, const lint *);
+template void copy(const lint *, const std::complex<float> *, const lint *, std::complex<float> *, const lint *);
+template void copy(const lint *, const std::complex<double> *, const lint *, std::complex<double> *, const lint *);
+
+}  // namespace hqr
+
+#pragma GCC visibility push(default)
+extern "C" {
+void scopy_(const lapack_int *n, const float *x, const lapack_int *incx, float *y, const lapack_int *incy) {
+  hqr::copy(n, x, incx, y, incy);
+}
+void dcopy_(const lapack_int *n, const double *x, const lapack_int *incx, double *y, const lapack_int *incy) {
+  hqr::copy(n, x, incx, y, incy);
+}
+void ccopy_(const lapack_int *n, const lapack_complex_float *x, const lapack_int *incx, lapack_complex_float *y,
+            const lapack_int *incy) {
+  hqr::copy(n, hqr::cx(x), incx, hqr::cx(y), incy);
+}
+void zcopy_(const lapack_int *n, const lapack_complex_double *x, const lapack_int *incx, lapack_complex_double *y,
+            const lapack_int *incy) {
+  hqr::copy(n, hqr::cx(x), incx, hqr::cx(y), incy);
+}
+}
+#pragma GCC visibility pop
