@@ -13,7 +13,8 @@ one warm-up, the same inputs. The qr_insert rows run in this process: full
 columns inserted at column N/2. The issue's targets: cholesky >= 10x, qr and
 lstsq >= 5x, qr_insert >= 50x. Each numpy row also reports the time spent in
 hqr's LAPACK routines (their HQR_VERBOSE times) and the rest, numpy's own
-steps (its copies of the input and result), which no LAPACK can shorten:
+steps (its copies of the input and result, row by row through xCOPY, which
+hqr also answers on every core), which no LAPACK routine shortens:
 plain numpy's time over that rest bounds the speedup. Small sizes smoke-test it on any machine:
   python3 bench/bench_python.py --n 500 --qr 400x200 --lstsq 800x100 --insert 400x100+10
 """
