@@ -220,8 +220,11 @@ if "$vpy" -m venv "$out/pipvenv" >/dev/null 2>&1 \
 import re, sys, numpy as np, scipy.linalg as sl, hqr
 rng = np.random.default_rng(7)
 a = rng.random((400, 400)); spd = a @ a.T + 400 * np.eye(400); t = rng.random((500, 300)); b = rng.random(500)
+# order 4200: numpy's row copies (scipy_dcopy_64_, 4200 elements a row apart) are hqr's split ones
+big = rng.random((4200, 4200)); big = big + big.T + 8400 * np.eye(4200)
 res = [np.linalg.cholesky(spd), np.abs(np.linalg.qr(t)[1]), np.linalg.lstsq(t, b, rcond=None)[0],
-       np.linalg.inv(spd), np.triu(sl.cho_factor(spd)[0]), np.abs(sl.qr(t, mode="r")[0]), sl.lstsq(t, b)[0]]
+       np.linalg.inv(spd), np.triu(sl.cho_factor(spd)[0]), np.abs(sl.qr(t, mode="r")[0]), sl.lstsq(t, b)[0],
+       np.linalg.cholesky(big)]
 np.savez(sys.argv[1], *res)
 i = hqr.info()
 print("served", i["numpy"]["symbol"], i["numpy"]["served_by_hqr"], i["scipy"]["symbol"], i["scipy"]["served_by_hqr"])
@@ -238,7 +241,7 @@ p, h = np.load(sys.argv[1]), np.load(sys.argv[2])
 for k in p.files:
     assert np.allclose(p[k], h[k], rtol=1e-8, atol=1e-10), k
 ' "$out/plain.npz" "$out/hqr.npz" 2>"$out/pip_cmp.err"; then
-    ok "pip numpy $("$ppy" -c 'import numpy; print(numpy.__version__)'), SciPy $("$ppy" -c 'import scipy; print(scipy.__version__)'): cholesky/qr/lstsq/inv, cho_factor/qr/lstsq under python -m hqr equal the plain run"
+    ok "pip numpy $("$ppy" -c 'import numpy; print(numpy.__version__)'), SciPy $("$ppy" -c 'import scipy; print(scipy.__version__)'): cholesky (400, 4200)/qr/lstsq/inv, cho_factor/qr/lstsq under python -m hqr equal the plain run"
   else notok "pip numpy/SciPy under python -m hqr: results equal the plain run"; cat "$out/pip_hqr.out" "$out/pip_cmp.err"; fi
   if grep -q '^served scipy_dpotrf_64_ True scipy_dpotrf_ True$' "$out/pip_hqr.out"; then
     ok "pip numpy/SciPy: served by hqr under python -m hqr (scipy_dpotrf_64_, scipy_dpotrf_)"
