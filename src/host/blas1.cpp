@@ -28,6 +28,7 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <utility>
 #if defined(__x86_64__)
@@ -53,8 +54,12 @@ inline void cpu_relax() {
 // long as the process (stripe_pool), so its threads are never joined.
 class StripePool {
  public:
-  explicit StripePool(int threads) : threads_(std::max(1, threads)) {
-    for (int t = 1; t < threads_; ++t) std::thread([this, t] { work(t); }).detach();
+  // As many threads as the system gives, up to `threads` (the caller is one).
+  explicit StripePool(int threads) {
+    try {
+      for (; threads_ < threads; ++threads_) std::thread([this, t = threads_] { work(t); }).detach();
+    } catch (...) {  // no more threads: the parts are fewer
+    }
   }
   StripePool(const StripePool &) = delete;
   StripePool &operator=(const StripePool &) = delete;
@@ -105,7 +110,7 @@ class StripePool {
     }
   }
 
-  const int threads_;
+  int threads_ = 1;
   std::mutex busy_;   // one caller at a time
   std::mutex mutex_;  // job_, parts_ and sleeping
   std::condition_variable wake_;
@@ -127,10 +132,10 @@ StripePool *stripe_pool() {
   if (!pool || owner != pid) {
     const int cores = int(std::thread::hardware_concurrency());
     const int limit = config::cpu_threads();
-    pool = new StripePool(std::min(limit > 0 ? limit : cores, 64));  // never deleted: see above
+    pool = new (std::nothrow) StripePool(std::min(limit > 0 ? limit : cores, 64));  // never deleted: see above
     owner = pid;
   }
-  return pool;
+  return pool;  // null: no memory; the caller copies alone
 }
 
 // Copies shorter than this, or with both strides 1, stay on the calling
@@ -176,7 +181,7 @@ template <class T> void copy(const lint *n_, const T *x, const lint *incx_, T *y
   const bool strided = (incx != 1 && incx != 0) || incy != 1;
   if (n >= kStripedMin && strided && incy != 0 && apart(n, x0, incx, y0, incy)) {
     StripePool *pool = stripe_pool();
-    const int parts = int(std::min<lint>(pool->threads(), n / kStripeMin));
+    const int parts = pool ? int(std::min<lint>(pool->threads(), n / kStripeMin)) : 1;
     if (parts > 1 && pool->run(parts, [&](int t) {
           copy_range(n * t / parts, n * (t + 1) / parts, x0, incx, y0, incy);
         }))
