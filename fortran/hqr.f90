@@ -9,8 +9,8 @@
 !   gelsd, s/d ormqr orgqr, c/z unmqr ungqr), hqr's log-determinant (s/d/c/z
 !   pologdet) and QR-updating routines (s/d/c/z qrupd_addcols, _delcols,
 !   _addrows, _delrows, and the economy form's _addcols_econ, _delcols_econ,
-!   _addrows_econ), and the level-3 BLAS (s/d/c/z gemm symm syrk syr2k trmm
-!   trsm, c/z hemm herk her2k) keep the ordinary Fortran
+!   _addrows_econ), the level-3 BLAS (s/d/c/z gemm symm syrk syr2k trmm
+!   trsm, c/z hemm herk her2k) and s/d/c/z copy keep the ordinary Fortran
 !   calling convention: no BIND(C), so the compiler appends the symbol's
 !   underscore and passes the hidden CHARACTER lengths itself. A program that
 !   already calls LAPACK compiles unchanged; the interfaces only add checking
@@ -925,6 +925,36 @@ module hqr
       complex(c_double_complex), intent(in) :: a(lda, *)
       complex(c_double_complex), intent(inout) :: b(ldb, *)
     end subroutine ztrsm
+  end interface
+
+  ! ===================================================================== !
+  ! Level-1 BLAS xCOPY (Fortran calling convention; ABI.md section 4.3)   !
+  ! ===================================================================== !
+  interface
+    subroutine scopy(n, x, incx, y, incy)
+      import :: hqr_int, c_float
+      integer(hqr_int), intent(in) :: n, incx, incy
+      real(c_float), intent(in) :: x(*)
+      real(c_float), intent(inout) :: y(*)
+    end subroutine scopy
+    subroutine dcopy(n, x, incx, y, incy)
+      import :: hqr_int, c_double
+      integer(hqr_int), intent(in) :: n, incx, incy
+      real(c_double), intent(in) :: x(*)
+      real(c_double), intent(inout) :: y(*)
+    end subroutine dcopy
+    subroutine ccopy(n, x, incx, y, incy)
+      import :: hqr_int, c_float_complex
+      integer(hqr_int), intent(in) :: n, incx, incy
+      complex(c_float_complex), intent(in) :: x(*)
+      complex(c_float_complex), intent(inout) :: y(*)
+    end subroutine ccopy
+    subroutine zcopy(n, x, incx, y, incy)
+      import :: hqr_int, c_double_complex
+      integer(hqr_int), intent(in) :: n, incx, incy
+      complex(c_double_complex), intent(in) :: x(*)
+      complex(c_double_complex), intent(inout) :: y(*)
+    end subroutine zcopy
   end interface
 
   ! ===================================================================== !
