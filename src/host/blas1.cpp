@@ -148,7 +148,8 @@ constexpr lint kStripeMin = 512;  // elements per part
 // disjoint address ranges.
 template <class T> bool apart(lint n, const T *x0, lint incx, const T *y0, lint incy) {
   auto span = [n](const T *p, lint inc) {
-    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(p + (n - 1) * inc);
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p),
+                         b = reinterpret_cast<std::uintptr_t>(p + std::ptrdiff_t(n - 1) * inc);
     return std::make_pair(std::min(a, b), std::max(a, b) + sizeof(T));
   };
   const auto [xa, xb] = span(x0, incx);
@@ -163,9 +164,18 @@ template <class T> void copy_range(lint i0, lint i1, const T *x, lint incx, T *y
     std::memmove(y + i0, x + i0, std::size_t(i1 - i0) * sizeof(T));
     return;
   }
-  const T *xs = x + i0 * incx;
-  T *ys = y + i0 * incy;
-  for (lint i = i0; i < i1; ++i, xs += incx, ys += incy) *ys = *xs;
+  // Four loads before their stores, so that four misses are in flight;
+  // indices, so that no pointer steps past a vector's ends (ptrdiff_t: LP64's
+  // int products would overflow past 2^31 elements).
+  const std::ptrdiff_t ix = incx, iy = incy;
+  std::ptrdiff_t i = i0;
+  for (; i + 4 <= i1; i += 4) {
+    const T *xs = x + i * ix;
+    const T a0 = xs[0], a1 = xs[ix], a2 = xs[2 * ix], a3 = xs[3 * ix];
+    T *ys = y + i * iy;
+    ys[0] = a0, ys[iy] = a1, ys[2 * iy] = a2, ys[3 * iy] = a3;
+  }
+  for (; i < i1; ++i) y[i * iy] = x[i * ix];
 }
 
 }  // namespace
@@ -174,8 +184,8 @@ template <class T> void copy(const lint *n_, const T *x, const lint *incx_, T *y
   const lint n = *n_, incx = *incx_, incy = *incy_;
   if (n <= 0) return;
   // Element i of a vector with a negative increment lies at (i - (n-1)) * inc.
-  const T *x0 = incx < 0 ? x - (n - 1) * incx : x;
-  T *y0 = incy < 0 ? y - (n - 1) * incy : y;
+  const T *x0 = incx < 0 ? x - std::ptrdiff_t(n - 1) * incx : x;
+  T *y0 = incy < 0 ? y - std::ptrdiff_t(n - 1) * incy : y;
   // Striped only where the order of the element copies cannot matter: y's
   // elements distinct (INCY = 0 leaves the last x) and apart from x's.
   const bool strided = (incx != 1 && incx != 0) || incy != 1;
@@ -183,7 +193,7 @@ template <class T> void copy(const lint *n_, const T *x, const lint *incx_, T *y
     StripePool *pool = stripe_pool();
     const int parts = pool ? int(std::min<lint>(pool->threads(), n / kStripeMin)) : 1;
     if (parts > 1 && pool->run(parts, [&](int t) {
-          copy_range(n * t / parts, n * (t + 1) / parts, x0, incx, y0, incy);
+          copy_range(lint(std::int64_t(n) * t / parts), lint(std::int64_t(n) * (t + 1) / parts), x0, incx, y0, incy);
         }))
       return;
   }
