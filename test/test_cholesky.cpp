@@ -28,14 +28,6 @@ template <class T> void assert_positive_real_diagonal(const Matrix<T> &f, const 
                double(std::real(f(i, i))), double(std::imag(f(i, i))));
 }
 
-template <class T>
-void assert_unchanged_outside(const Matrix<T> &before, const Matrix<T> &after, char uplo, const std::string &ctx) {
-  lint bi = -1, bj = -1;
-  if (!unchanged_where(before, after, [&](lint i, lint j) { return !in_triangle(uplo, i, j); }, &bi, &bj))
-    fail_msg("%s: A(%ld,%ld) outside the %c triangle (or padding) was changed", ctx.c_str(), long(bi), long(bj),
-             uplo);
-}
-
 // DPOT02: ||B - A*X||_1 / (||A||_1 ||X||_1 n eps).
 template <class T> double solve_ratio(const Matrix<T> &full, const Matrix<T> &b0, const Matrix<T> &x) {
   const lint n = full.n, nrhs = b0.n;

@@ -216,6 +216,17 @@ template <class T> Matrix<T> triangle(const Matrix<T> &a, char uplo, char diag =
 }
 // Whether (i, j) lies in the uplo triangle (the diagonal included).
 inline bool in_triangle(char uplo, lint i, lint j) { return uplo == 'U' ? i <= j : i >= j; }
+
+// Entries outside the uplo triangle (and the diagonal too when
+// `diagonal_too`) and the padding are unchanged byte for byte.
+template <class T>
+void assert_unchanged_outside(const Matrix<T> &before, const Matrix<T> &after, char uplo,
+                              const std::string &ctx, bool diagonal_too = false) {
+  lint bi = -1, bj = -1;
+  auto written = [&](lint i, lint j) { return in_triangle(uplo, i, j) && !(diagonal_too && i == j); };
+  if (!unchanged_where(before, after, [&](lint i, lint j) { return !written(i, j); }, &bi, &bj))
+    fail_msg("%s: A(%ld,%ld), which LAPACK does not write, was changed", ctx.c_str(), long(bi), long(bj));
+}
 // A random triangle that is well conditioned: diagonal of modulus in [1, 2]
 // (random sign or phase), off-diagonal entries of modulus below 1/n. With
 // diag 'U' the diagonal holds large random values (one of them zero), which
