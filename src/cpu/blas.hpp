@@ -6,6 +6,7 @@
 // Column-major, Fortran semantics; callers skip calls with an empty dimension.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 
 #include "host/next_lapack.hpp"
@@ -22,10 +23,97 @@ void gemm(char transa, char transb, lint m, lint n, lint k, T alpha, const T *a,
   f(&transa, &transb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
 }
 
+// Small triangular products and solves, on the calling thread. OpenBLAS
+// 0.3 runs xTRMM and xTRSM on all its threads once both dimensions reach 8
+// (a 200-by-10 product, 20,000 multiply-adds, woke them), and its woken
+// workers then spin for 2^28 cycles (about 0.1 s; OPENBLAS_THREAD_TIMEOUT)
+// waiting for more: on every core, so hqr's own threads that follow (the
+// passes over Q of the economy updates, the staging copies) lose cores to
+// them. The economy addcols at J = N+1 (M = 200,000, N = 200, P = 10, its
+// CholeskyQR2 multiplies 200-by-10 blocks) took 0.045 s on this project's
+// 2-core host, 0.031 s with these loops (or with OpenBLAS held to one
+// thread). Below kSerialMacs multiply-adds, where these plain loops take at
+// most about 15 us, they run instead of the next BLAS; above it the next
+// BLAS's speed matters more (at 2^18 these loops took 35-120 us against its
+// 3-30).
+namespace serial {
+constexpr double kSerialMacs = double(1 << 15);
+using idx = std::ptrdiff_t;
+
+// op(A)(i, k) of the stored triangle, and whether op(A) is upper triangular.
+template <class T> struct OpA {
+  const T *a;
+  idx lda;
+  char trans;  // 'N', 'T' or 'C'
+  bool unit;
+  T operator()(idx i, idx k) const {
+    if (trans == 'N') return a[i + k * lda];
+    return trans == 'C' ? conj_of(a[k + i * lda]) : a[k + i * lda];
+  }
+  T diag(idx i) const { return unit ? T(1) : (*this)(i, i); }
+};
+inline char up(char c) { return c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c; }
+
+// Solve false: B = alpha*op(A)*B or alpha*B*op(A); true: B = alpha*op(A)^-1*B
+// or alpha*B*op(A)^-1. In place, in the reference BLAS's order of rows or
+// columns, so that no entry is read after it is overwritten.
+template <class T, bool Solve>
+void triangle(char side, char uplo, char transa, char diag, idx m, idx n, T alpha, const T *a, idx lda, T *b,
+              idx ldb) {
+  if (alpha == T(0)) {  // the reference: B = 0, A not read
+    for (idx j = 0; j < n; ++j) std::fill(b + j * ldb, b + j * ldb + m, T(0));
+    return;
+  }
+  const OpA<T> op{a, lda, up(transa), up(diag) == 'U'};
+  const bool upper = (op.trans == 'N') == (up(uplo) == 'U');
+  if (up(side) == 'L') {  // row i of each column from rows i+1.. (op(A) upper) or ..i-1
+    const bool ascending = upper != Solve;
+    for (idx j = 0; j < n; ++j) {
+      T *x = b + j * ldb;
+      for (idx s = 0; s < m; ++s) {
+        const idx i = ascending ? s : m - 1 - s;
+        T sum = 0;
+        if (upper)
+          for (idx k = i + 1; k < m; ++k) sum += op(i, k) * x[k];
+        else
+          for (idx k = 0; k < i; ++k) sum += op(i, k) * x[k];
+        if constexpr (Solve)
+          x[i] = op.unit ? alpha * x[i] - sum : (alpha * x[i] - sum) / op(i, i);
+        else
+          x[i] = alpha * (op.diag(i) * x[i] + sum);
+      }
+    }
+  } else {  // column c from columns ..c-1 (op(A) upper) or c+1..
+    const bool ascending = upper == Solve;
+    for (idx s = 0; s < n; ++s) {
+      const idx c = ascending ? s : n - 1 - s;
+      T *bc = b + c * ldb;
+      const T first = Solve ? alpha : op.diag(c);
+      for (idx i = 0; i < m; ++i) bc[i] *= first;
+      for (idx k = upper ? 0 : c + 1; k < (upper ? c : n); ++k) {
+        const T t = Solve ? -op(k, c) : op(k, c);
+        const T *bk = b + k * ldb;
+        for (idx i = 0; i < m; ++i) bc[i] += t * bk[i];
+      }
+      if constexpr (!Solve)
+        for (idx i = 0; i < m; ++i) bc[i] *= alpha;
+      else if (!op.unit)
+        for (idx i = 0; i < m; ++i) bc[i] /= op(c, c);
+    }
+  }
+}
+
+inline bool small(char side, lint m, lint n) {
+  const double k = serial::up(side) == 'L' ? double(m) : double(n);
+  return double(m) * double(n) * k <= kSerialMacs;
+}
+}  // namespace serial
+
 // B = alpha*op(A)*B (side 'L') or alpha*B*op(A) (side 'R'), A triangular.
 template <class T>
 void trmm(char side, char uplo, char transa, char diag, lint m, lint n, T alpha, const T *a, lint lda, T *b,
           lint ldb) {
+  if (serial::small(side, m, n)) return serial::triangle<T, false>(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
   using F = void(const char *, const char *, const char *, const char *, const lint *, const lint *, const T *,
                  const T *, const lint *, T *, const lint *, std::size_t, std::size_t, std::size_t, std::size_t);
   static F *const f = next::fn<F, T>("trmm");
@@ -36,6 +124,7 @@ void trmm(char side, char uplo, char transa, char diag, lint m, lint n, T alpha,
 template <class T>
 void trsm(char side, char uplo, char transa, char diag, lint m, lint n, T alpha, const T *a, lint lda, T *b,
           lint ldb) {
+  if (serial::small(side, m, n)) return serial::triangle<T, true>(side, uplo, transa, diag, m, n, alpha, a, lda, b, ldb);
   using F = void(const char *, const char *, const char *, const char *, const lint *, const lint *, const T *,
                  const T *, const lint *, T *, const lint *, std::size_t, std::size_t, std::size_t, std::size_t);
   static F *const f = next::fn<F, T>("trsm");
