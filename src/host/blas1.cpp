@@ -50,8 +50,12 @@ inline void cpu_relax() {
 // Persistent threads that run part t of a job on thread t (0: the caller).
 // A worker spins for a while after each part before it sleeps, because
 // numpy's copies come one after another, each a few tens of microseconds
-// apart; a sleeping worker costs a futex wake-up per copy. The pool lives as
-// long as the process (stripe_pool), so its threads are never joined.
+// apart; a sleeping worker costs a futex wake-up per copy. A job reaches
+// the spinning workers through one atomic word (its generation and part
+// count): had each worker taken a mutex to read the job, 15 of them would
+// queue on it at every copy, each waiting for the last to be woken. The pool
+// lives as long as the process (stripe_pool), so its threads are never
+// joined.
 class StripePool {
  public:
   // As many threads as the system gives, up to `threads` (the caller is one).
@@ -70,12 +74,14 @@ class StripePool {
   bool run(int parts, const std::function<void(int)> &fn) {
     std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
     if (!busy.owns_lock()) return false;
+    // Read by this job's parts only, which all finish before run returns.
+    job_ = &fn;
+    finished_.store(0, std::memory_order_relaxed);
+    const std::uint64_t next =
+        ((state_.load(std::memory_order_relaxed) >> kPartBits) + 1) << kPartBits | std::uint64_t(parts);
     {
-      std::lock_guard<std::mutex> g(mutex_);
-      job_ = &fn;
-      parts_ = parts;
-      finished_.store(0, std::memory_order_relaxed);
-      generation_.fetch_add(1, std::memory_order_release);
+      std::lock_guard<std::mutex> g(sleep_);  // a worker about to sleep reads state_ under it
+      state_.store(next, std::memory_order_release);
     }
     if (sleepers_.load(std::memory_order_acquire) > 0) wake_.notify_all();
     fn(0);
@@ -86,25 +92,29 @@ class StripePool {
 
  private:
   static constexpr std::chrono::microseconds kSpin{200};
+  static constexpr int kPartBits = 8;  // parts <= 64
+  static std::uint64_t generation(std::uint64_t state) { return state >> kPartBits; }
   void work(int t) {
-    unsigned seen = 0;
+    std::uint64_t seen = 0, now_state = 0;
     for (;;) {
       const auto until = std::chrono::steady_clock::now() + kSpin;
-      while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until)
+      while (generation(now_state = state_.load(std::memory_order_acquire)) == generation(seen) &&
+             std::chrono::steady_clock::now() < until)
         for (int i = 0; i < 8; ++i) cpu_relax();
-      std::unique_lock<std::mutex> g(mutex_);
-      if (generation_.load(std::memory_order_relaxed) == seen) {
+      if (generation(now_state) == generation(seen)) {
+        std::unique_lock<std::mutex> g(sleep_);
         sleepers_.fetch_add(1, std::memory_order_acq_rel);
-        wake_.wait(g, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
+        wake_.wait(g, [&] {
+          return generation(now_state = state_.load(std::memory_order_acquire)) != generation(seen);
+        });
         sleepers_.fetch_sub(1, std::memory_order_acq_rel);
       }
       // A job's parts finish before the next job starts, so a worker with a
-      // part in a job always sees that job's generation.
-      seen = generation_.load(std::memory_order_relaxed);
-      const std::function<void(int)> *job = t < parts_ ? job_ : nullptr;
-      g.unlock();
-      if (job) {
-        (*job)(t);
+      // part in a job always sees that job's word; one without a part may
+      // see a later word, and skips it likewise or takes its part there.
+      seen = now_state;
+      if (t < int(now_state & ((1u << kPartBits) - 1))) {
+        (*job_)(t);
         finished_.fetch_add(1, std::memory_order_release);
       }
     }
@@ -112,12 +122,11 @@ class StripePool {
 
   int threads_ = 1;
   std::mutex busy_;   // one caller at a time
-  std::mutex mutex_;  // job_, parts_ and sleeping
+  std::mutex sleep_;  // workers going to sleep, and the job word's store
   std::condition_variable wake_;
-  std::atomic<unsigned> generation_{0};
+  std::atomic<std::uint64_t> state_{0};  // generation << kPartBits | parts
   std::atomic<int> finished_{0}, sleepers_{0};
   const std::function<void(int)> *job_ = nullptr;
-  int parts_ = 0;
 };
 
 // The process's pool, created on first use. A child of fork() has none of
