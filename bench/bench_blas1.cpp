@@ -4,16 +4,23 @@
 // "in") and back with dcopy(n, b + j*n, 1, a + j, n) ("out"). hqr's dcopy_
 // against the next library's (OpenBLAS, dlopened with RTLD_DEEPBIND, as pip's
 // wheel has its own), each pass timed whole, median of REPS after a warm-up,
-// on the same arrays; the results compared.
+// on the same arrays; the results compared. The matrix a (numpy's array, the
+// strided side) is allocated as numpy allocates arrays of 4 MiB or more on
+// Linux: madvise(MADV_HUGEPAGE), so that where transparent huge pages are on
+// ("madvise" or "always") its rows lie in 2 MiB pages, as numpy's do;
+// HQR_BENCH_SMALL_PAGES=1 leaves it to the system's default. b (numpy's
+// Fortran-order buffer, from malloc) is not advised.
 //   bench_blas1 [N, default 16384] [REPS, default 3] [LIB, default libopenblas.so.0]
 // Build: make bench (build/bench_blas1; CPU only).
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -44,11 +51,29 @@ int main(int argc, char **argv) {
   void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   Copy *peer = h ? reinterpret_cast<Copy *>(dlsym(h, "dcopy_")) : nullptr;
   if (!peer) std::printf("# %s: no dcopy_ (%s); hqr only\n", lib, dlerror());
-  std::vector<double> a(std::size_t(n) * n), b(a.size()), c(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = double(i % 1000003) * 0.5;
+  const std::size_t count = std::size_t(n) * n, huge = std::size_t(2) << 20;
+  const std::size_t bytes = (count * sizeof(double) + huge - 1) / huge * huge;
+  const bool small_pages = std::getenv("HQR_BENCH_SMALL_PAGES") != nullptr;
+  std::unique_ptr<double, decltype(&std::free)> a_mem(static_cast<double *>(std::aligned_alloc(huge, bytes)), std::free);
+  if (!a_mem) {
+    std::printf("# no memory for %zu bytes\n", bytes);
+    return 1;
+  }
+  const bool advised = !small_pages && madvise(a_mem.get(), bytes, MADV_HUGEPAGE) == 0;
+  double *const a = a_mem.get();
+  std::vector<double> b(count), c(count);
+  for (std::size_t i = 0; i < count; ++i) a[i] = double(i % 1000003) * 0.5;
   std::printf("# bench_blas1 n=%ld reps=%d, %u host threads: numpy's linearize (in: source a row apart) and "
-              "delinearize (out: destination a row apart), seconds per pass of %ld dcopy calls, median\n",
-              long(n), reps, std::thread::hardware_concurrency(), long(n));
+              "delinearize (out: destination a row apart), seconds per pass of %ld dcopy calls, median; a %s\n",
+              long(n), reps, std::thread::hardware_concurrency(), long(n),
+              advised ? "madvise(MADV_HUGEPAGE) as numpy's" : "on the default pages (HQR_BENCH_SMALL_PAGES or madvise failed)");
+  // What the kernel gave: the process's anonymous memory in huge pages.
+  if (FILE *f = std::fopen("/proc/self/smaps_rollup", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::strncmp(line, "AnonHugePages:", 14) == 0) std::printf("# %s", line);
+    std::fclose(f);
+  }
   for (bool in : {true, false}) {
     double best[2] = {0, 0};
     for (int who = 0; who < 2; ++who) {
@@ -56,7 +81,7 @@ int main(int argc, char **argv) {
       if (!f) continue;
       std::vector<double> t;
       for (int r = 0; r <= reps; ++r) {
-        const double s = pass(f, in, n, a.data(), b.data());
+        const double s = pass(f, in, n, a, b.data());
         if (r > 0) t.push_back(s);
       }
       std::sort(t.begin(), t.end());

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <thread>
 
 #include "testing.hpp"
@@ -97,6 +98,33 @@ void threads_at_once(void **) {
           fail_msg("thread %d row %ld: element %ld wrong", t, long(j), long(i));
 }
 
+// Every core busy with other threads (the pool's workers descheduled for
+// whole time slices): the caller runs the parts their threads have not
+// claimed; every copy stays right, with fresh data each time.
+void busy_cores(void **) {
+  const lint n = 9000, inc = 7;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> hogs;
+  for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i)
+    hogs.emplace_back([&] {
+      volatile double x = 1;
+      while (!stop.load(std::memory_order_relaxed)) x = x * 1.0000001;
+    });
+  std::vector<double> x(std::size_t(n) * inc), y(n);
+  for (int rep = 0; rep < 300; ++rep) {
+    for (double &v : x) v = random_value<double>();
+    xcopy<double>(n, x.data(), inc, y.data(), 1);
+    for (lint i = 0; i < n; ++i)
+      if (y[i] != x[std::size_t(i * inc)]) {
+        stop = true;
+        for (auto &h : hogs) h.join();
+        fail_msg("copy %d: element %ld wrong", rep, long(i));
+      }
+  }
+  stop = true;
+  for (auto &h : hogs) h.join();
+}
+
 // After a striped copy in the parent, a forked child copies too (its own
 // pool; the parent's threads do not exist there) and must finish.
 void after_fork(void **) {
@@ -130,7 +158,8 @@ int main() {
       cmocka_unit_test(copy_cases<float>),          cmocka_unit_test(copy_cases<double>),
       cmocka_unit_test(copy_cases<std::complex<float>>), cmocka_unit_test(copy_cases<std::complex<double>>),
       cmocka_unit_test(overlapping<double>),        cmocka_unit_test(overlapping<std::complex<float>>),
-      cmocka_unit_test(threads_at_once),            cmocka_unit_test(after_fork),
+      cmocka_unit_test(threads_at_once),            cmocka_unit_test(busy_cores),
+      cmocka_unit_test(after_fork),
   };
   if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);
   return cmocka_run_group_tests(tests, nullptr, nullptr);

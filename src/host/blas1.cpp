@@ -53,8 +53,11 @@ inline void cpu_relax() {
 // apart; a sleeping worker costs a futex wake-up per copy. A job reaches
 // the spinning workers through one atomic word (its generation and part
 // count): had each worker taken a mutex to read the job, 15 of them would
-// queue on it at every copy, each waiting for the last to be woken. The pool
-// lives as long as the process (stripe_pool), so its threads are never
+// queue on it at every copy, each waiting for the last to be woken. A part
+// is claimed before it runs, and the caller, done with part 0, runs every
+// part whose thread has not claimed it yet: on a busy host a descheduled
+// worker would otherwise hold up each copy for a scheduler time slice. The
+// pool lives as long as the process (stripe_pool), so its threads are never
 // joined.
 class StripePool {
  public:
@@ -85,6 +88,11 @@ class StripePool {
     }
     if (sleepers_.load(std::memory_order_acquire) > 0) wake_.notify_all();
     fn(0);
+    for (int t = 1; t < parts; ++t)
+      if (claim(t, generation(next))) {
+        fn(t);
+        finished_.fetch_add(1, std::memory_order_release);
+      }
     // The other parts take about as long as this one: spin, do not sleep.
     while (finished_.load(std::memory_order_acquire) != parts - 1) cpu_relax();
     return true;
@@ -94,6 +102,15 @@ class StripePool {
   static constexpr std::chrono::microseconds kSpin{200};
   static constexpr int kPartBits = 8;  // parts <= 64
   static std::uint64_t generation(std::uint64_t state) { return state >> kPartBits; }
+  // Part t of job `gen`, for whoever comes first. A job ends only when all
+  // its parts are claimed (and done), so a claim that succeeds is for the
+  // job in progress, whose job_ is still the caller's.
+  bool claim(int t, std::uint64_t gen) {
+    std::uint64_t had = claimed_[t].gen.load(std::memory_order_relaxed);
+    while (had < gen)
+      if (claimed_[t].gen.compare_exchange_weak(had, gen, std::memory_order_acq_rel)) return true;
+    return false;
+  }
   void work(int t) {
     std::uint64_t seen = 0, now_state = 0;
     for (;;) {
@@ -109,11 +126,10 @@ class StripePool {
         });
         sleepers_.fetch_sub(1, std::memory_order_acq_rel);
       }
-      // A job's parts finish before the next job starts, so a worker with a
-      // part in a job always sees that job's word; one without a part may
-      // see a later word, and skips it likewise or takes its part there.
+      // A worker late for a job finds its part taken (claim), or sees a
+      // later job's word and takes its part there.
       seen = now_state;
-      if (t < int(now_state & ((1u << kPartBits) - 1))) {
+      if (t < int(now_state & ((1u << kPartBits) - 1)) && claim(t, generation(now_state))) {
         (*job_)(t);
         finished_.fetch_add(1, std::memory_order_release);
       }
@@ -125,6 +141,9 @@ class StripePool {
   std::mutex sleep_;  // workers going to sleep, and the job word's store
   std::condition_variable wake_;
   std::atomic<std::uint64_t> state_{0};  // generation << kPartBits | parts
+  struct alignas(64) Claim {
+    std::atomic<std::uint64_t> gen{0};  // the last job whose part this is claimed in
+  } claimed_[64];
   std::atomic<int> finished_{0}, sleepers_{0};
   const std::function<void(int)> *job_ = nullptr;
 };
