@@ -1389,16 +1389,6 @@ void qrupd_addrows_econ(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, l
   const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_;
   const idx nb = std::max<idx>(1, std::min(kNb, n));
   T *tau = work, *tall = tau + n, *wr = tall + nb * n;
-  // Rows j0.. of Q down by p first, a range of columns per thread, before
-  // this call's first threaded OpenBLAS call leaves its workers spinning on
-  // every core (src/cpu/blas.hpp); Q*Gt then comes in two products, above
-  // and below the gap.
-  if (wantq && j0 < m) {
-    const int threads_used = pass_threads(threads, double(m - j0) * double(n), kPassGrain);
-    parallel_ranges(n, threads_used, 1, [&](int, idx c0, idx c1) {
-      for (idx c = c0; c < c1; ++c) std::copy_backward(q + c * ldq + j0, q + c * ldq + m, q + c * ldq + m + p);
-    });
-  }
   zero_lower(n, n, r, ldr);
   // The QR of [R; U] (N+P)-by-N, reflector k on R's row k and U's P rows,
   // in blocks of nb; U keeps the reflectors, tall their T's.
@@ -1427,9 +1417,16 @@ void qrupd_addrows_econ(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, l
       for (idx i = 0; i < nr; ++i) gtk[i + c * n] -= wr[i + c * nb];
     blas::gemm<T>('N', 'N', p_, lint(nc), lint(nr), T(-1), vu, ldu_, wr, lint(nb), T(1), gbk, p_);
   }
-  if (j0 > 0) blas::trmm<T>('R', 'U', 'N', 'N', lint(j0), n_, T(1), gt, n_, q, ldq_);
-  if (j0 < m) blas::trmm<T>('R', 'U', 'N', 'N', lint(m - j0), n_, T(1), gt, n_, q + j0 + p, ldq_);
-  for (idx c = 0; c < n; ++c) std::copy(gb + c * p, gb + (c + 1) * p, q + c * ldq + j0);
+  if (m > 0) blas::trmm<T>('R', 'U', 'N', 'N', m_, n_, T(1), gt, n_, q, ldq_);
+  // Rows j0.. down by p and Gb into the gap, a range of columns per thread.
+  const int threads_used = pass_threads(threads, double(m - j0) * double(n), kPassGrain);
+  parallel_ranges(n, threads_used, 1, [&](int, idx c0, idx c1) {
+    for (idx c = c0; c < c1; ++c) {
+      T *qc = q + c * ldq;
+      std::copy_backward(qc + j0, qc + m, qc + m + p);
+      for (idx i = 0; i < p; ++i) qc[j0 + i] = gb[i + c * p];
+    }
+  });
 }
 
 // ---- refactoring -------------------------------------------------------------
