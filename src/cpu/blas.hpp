@@ -31,8 +31,8 @@ void gemm(char transa, char transb, lint m, lint n, lint k, T alpha, const T *a,
 // passes over Q of the economy updates, the staging copies) lose cores to
 // them. The economy addcols at J = N+1 (M = 200,000, N = 200, P = 10, its
 // CholeskyQR2 multiplies 200-by-10 blocks) took 0.045 s on this project's
-// 2-core host, 0.031 s with these loops (or with OpenBLAS held to one
-// thread). Below kSerialMacs multiply-adds, where these plain loops take at
+// 2-core host (0.033 s when the workers happened to be asleep), 0.031-0.033
+// s with these loops (bench/results/history/cpu-tuning-AMD-EPYC-2core-2026-12-04.txt). Below kSerialMacs multiply-adds, where these plain loops take at
 // most about 15 us, they run instead of the next BLAS; above it the next
 // BLAS's speed matters more (at 2^18 these loops took 35-120 us against its
 // 3-30).
