@@ -17,7 +17,7 @@
 // same pages and cache lines again, in the same core's TLB and caches. 16
 // threads there: 1.0 s and 1.5 s per pass (np.linalg.cholesky of 16384: 2.8
 // s against 21.5). Short or contiguous copies run on the calling thread.
-#include <unistd.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -148,22 +148,27 @@ class StripePool {
   const std::function<void(int)> *job_ = nullptr;
 };
 
-// The process's pool, created on first use. A child of fork() has none of
-// its parent's threads: it makes its own, and the parent's object (whose
-// mutexes may have been held at the fork) is left alone, never used again.
+// The process's pool, created on first use, then found with one atomic load
+// (no lock, no getpid() system call on each copy). A child of fork() has none
+// of its parent's threads: the atfork handler forgets the parent's pool there
+// (left alone, never used again: its mutexes may have been held at the fork),
+// and the child's first striped copy makes its own.
+std::atomic<StripePool *> the_pool{nullptr};
+std::mutex the_pool_mutex;
 StripePool *stripe_pool() {
-  static std::mutex m;
-  static StripePool *pool = nullptr;
-  static pid_t owner = 0;
-  const pid_t pid = getpid();
-  std::lock_guard<std::mutex> g(m);
-  if (!pool || owner != pid) {
-    const int cores = int(std::thread::hardware_concurrency());
-    const int limit = config::cpu_threads();
-    pool = new (std::nothrow) StripePool(std::min(limit > 0 ? limit : cores, 64));  // never deleted: see above
-    owner = pid;
-  }
-  return pool;  // null: no memory; the caller copies alone
+  if (StripePool *pool = the_pool.load(std::memory_order_acquire)) return pool;
+  std::lock_guard<std::mutex> g(the_pool_mutex);
+  if (StripePool *pool = the_pool.load(std::memory_order_relaxed)) return pool;
+  static const bool registered = pthread_atfork(nullptr, nullptr, [] {
+    new (&the_pool_mutex) std::mutex;  // held by a parent thread at the fork, perhaps
+    the_pool.store(nullptr, std::memory_order_relaxed);
+  }) == 0;
+  if (!registered) return nullptr;  // a child could not tell its parent's pool: copy alone
+  const int cores = int(std::thread::hardware_concurrency());
+  const int limit = config::cpu_threads();
+  StripePool *pool = new (std::nothrow) StripePool(std::min(limit > 0 ? limit : cores, 64));  // never deleted: see above
+  the_pool.store(pool, std::memory_order_release);
+  return pool;  // null: no memory; the caller copies alone (and the next copy tries again)
 }
 
 // Copies shorter than this, or with both strides 1, stay on the calling
