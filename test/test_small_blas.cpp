@@ -6,7 +6,8 @@
 // (its other triangle zero, its diagonal one where diag = 'U'), xTRSM by
 // op(A)*X (or X*op(A)) against alpha*B; A's other triangle (and its
 // diagonal where diag = 'U') NaN, which must not be read; B's padding rows
-// unchanged; alpha = 0 gives zeros without reading A or B (NaN in both).
+// unchanged; alpha = 0 gives zeros without reading A or B (NaN in both);
+// the same loops split over threads (blas::trmm_own_threads).
 #include <cmath>
 
 #include "cpu/blas.hpp"
@@ -135,6 +136,41 @@ template <class T> void alpha_zero(void **) {
     }
 }
 
+// blas::trmm_own_threads: the same loops over B's rows (side 'R') or
+// columns ('L') split among 3 threads, at sizes past the serial bound
+// (301-by-70, L and R, every uplo and trans): equal to the product with
+// op(A) written out, B's padding rows unchanged.
+template <class T> void own_threads(void **) {
+  const lint m = 301, n = 70;
+  for (char side : {'L', 'R'})
+    for (char uplo : {'U', 'L'})
+      for (char trans : {'N', 'T', 'C'}) {
+        const lint bm = side == 'L' ? n : m, bn = side == 'L' ? m : n, k = side == 'L' ? bm : bn;
+        const lint lda = k + 1, ldb = bm + 2;
+        Matrix<T> a = random_matrix<T>(k, k, lda);
+        for (lint c = 0; c < k; ++c)
+          for (lint r = 0; r < k; ++r)
+            if (uplo == 'U' ? r > c : r < c) a(r, c) = nan_value<T>();
+        const Matrix<T> b0 = random_matrix<T>(bm, bn, ldb);
+        Matrix<T> b = b0;
+        const T alpha = T(-1.5);
+        hqr::blas::trmm_own_threads<T>(3, side, uplo, trans, 'N', bm, bn, alpha, a.ptr(), lda, b.ptr(), ldb);
+        const std::vector<T> want = product(side, bm, bn, full_op(a, k, uplo, trans, 'N'), b0.data, ldb);
+        const real_t<T> tol = real_t<T>(4 * (k + 1)) * eps<T>();
+        for (lint j = 0; j < bn; ++j) {
+          for (lint i = 0; i < bm; ++i) {
+            const T w = alpha * want[i + j * bm];
+            if (!(std::abs(b(i, j) - w) <= tol * (std::abs(w) + real_t<T>(1))))
+              fail_msg("%c own threads side=%c uplo=%c trans=%c: B(%ld,%ld) = %g, want %g", prefix<T>(), side, uplo,
+                       trans, long(i), long(j), double(std::real(b(i, j))), double(std::real(w)));
+          }
+          for (lint i = bm; i < ldb; ++i)
+            if (std::memcmp(&b(i, j), &b0(i, j), sizeof(T)) != 0)
+              fail_msg("%c own threads side=%c: padding row %ld written", prefix<T>(), side, long(i));
+        }
+      }
+}
+
 // The split between these loops and the next BLAS: 2^15 multiply-adds.
 void threshold(void **) {
   assert_true(serial::small('L', 32, 32));   // 32^3 = 2^15
@@ -153,6 +189,8 @@ int main() {
       cmocka_unit_test(all_cases<C>),          cmocka_unit_test(all_cases<Z>),
       cmocka_unit_test(alpha_zero<float>),     cmocka_unit_test(alpha_zero<double>),
       cmocka_unit_test(alpha_zero<C>),         cmocka_unit_test(alpha_zero<Z>),
+      cmocka_unit_test(own_threads<float>),    cmocka_unit_test(own_threads<double>),
+      cmocka_unit_test(own_threads<C>),        cmocka_unit_test(own_threads<Z>),
       cmocka_unit_test(threshold),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "cpu/parallel.hpp"
 #include "host/next_lapack.hpp"
 
 namespace hqr::blas {
@@ -118,6 +119,29 @@ void trmm(char side, char uplo, char transa, char diag, lint m, lint n, T alpha,
                  const T *, const lint *, T *, const lint *, std::size_t, std::size_t, std::size_t, std::size_t);
   static F *const f = next::fn<F, T>("trmm");
   f(&side, &uplo, &transa, &diag, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
+}
+
+// B = alpha*op(A)*B or alpha*B*op(A) by the plain loops above on hqr's own
+// short-lived threads (B's columns split for side 'L', its rows for 'R'),
+// whatever the size: for the host's steps between device phases, where the
+// next BLAS's woken workers would then spin on every core and slow the
+// staging copies that follow. xQRUPD_ADDCOLS_ECON's GPU path, M = 16384,
+// N = 4096, P = 100, J = 1 (its block's n-by-p and p-by-p products): Q's
+// rows streamed in 0.024-0.038 s after OpenBLAS's dtrmm, 0.015-0.017 s with
+// OPENBLAS_THREAD_TIMEOUT=4 (H200 host, 16 cores, 2026-12-05).
+template <class T>
+void trmm_own_threads(int threads, char side, char uplo, char transa, char diag, lint m, lint n, T alpha,
+                      const T *a, lint lda, T *b, lint ldb) {
+  const bool left = serial::up(side) == 'L';
+  const double macs = double(m) * double(n) * double(left ? m : n);
+  const int t = cpu::pass_threads(threads, macs, serial::kSerialMacs);
+  cpu::parallel_ranges(left ? n : m, t, left ? 1 : 8, [&](int, std::ptrdiff_t r0, std::ptrdiff_t r1) {
+    if (r0 >= r1) return;
+    if (left)
+      serial::triangle<T, false>(side, uplo, transa, diag, m, r1 - r0, alpha, a, lda, b + r0 * ldb, ldb);
+    else
+      serial::triangle<T, false>(side, uplo, transa, diag, r1 - r0, n, alpha, a, lda, b + r0, ldb);
+  });
 }
 
 // B = alpha*op(A)**-1*B (side 'L') or alpha*B*op(A)**-1 (side 'R'), A triangular.

@@ -1286,12 +1286,13 @@ void AddcolsEconHost<T>::take_block(const T *w1, T *w2, const T *ry1, const T *r
   const idx n = n_, p = p_, np = n + p;
   open_gap(r, ldr);
   T *blk = r_ + j0_ * np;  // W1 + W2*Ry1 on top, Ry2*Ry1 below
-  if (n > 0) blas::trmm<T>('R', 'U', 'N', 'N', lint(n), lint(p), T(1), ry1, lint(p), w2, lint(n));
+  // On hqr's threads: the device's phases follow (blas::trmm_own_threads).
+  if (n > 0) blas::trmm_own_threads<T>(threads_, 'R', 'U', 'N', 'N', lint(n), lint(p), T(1), ry1, lint(p), w2, lint(n));
   for (idx c = 0; c < p; ++c) {
     for (idx i = 0; i < n; ++i) blk[i + c * np] = w1[i + c * n] + w2[i + c * n];
     for (idx i = 0; i < p; ++i) blk[n + i + c * np] = i <= c ? ry1[i + c * p] : T(0);
   }
-  blas::trmm<T>('L', 'U', 'N', 'N', lint(p), lint(p), T(1), ry2, lint(p), blk + n, lint(np));
+  blas::trmm_own_threads<T>(threads_, 'L', 'U', 'N', 'N', lint(p), lint(p), T(1), ry2, lint(p), blk + n, lint(np));
   formed_ = true;
   passes();
 }
