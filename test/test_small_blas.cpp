@@ -55,6 +55,25 @@ std::vector<T> product(char side, lint m, lint n, const std::vector<T> &op, cons
   return y;
 }
 
+// b (m-by-n, from b0) against alpha*op*b0 or alpha*b0*op within tol,
+// and b's padding rows as in b0.
+template <class T>
+void expect_trmm(const std::string &ctx, char side, lint m, lint n, T alpha, const std::vector<T> &op,
+                 const Matrix<T> &b0, const Matrix<T> &b, real_t<T> tol) {
+  const lint ldb = b0.ld;
+  const std::vector<T> want = product(side, m, n, op, b0.data, ldb);
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < m; ++i) {
+      const T w = alpha * want[i + j * m];
+      if (!(std::abs(b(i, j) - w) <= tol * (std::abs(w) + real_t<T>(1))))
+        fail_msg("%s: trmm B(%ld,%ld) = %g, want %g", ctx.c_str(), long(i), long(j), double(std::real(b(i, j))),
+                 double(std::real(w)));
+    }
+  for (lint j = 0; j < n; ++j)
+    for (lint i = m; i < ldb; ++i)
+      if (std::memcmp(&b(i, j), &b0(i, j), sizeof(T)) != 0) fail_msg("%s: trmm wrote padding row %ld", ctx.c_str(), long(i));
+}
+
 template <class T> void check_case(char side, char uplo, char trans, char diag, lint m, lint n, T alpha) {
   const std::string ctx = context("%c side=%c uplo=%c trans=%c diag=%c m=%ld n=%ld alpha=%g", prefix<T>(), side,
                                   uplo, trans, diag, long(m), long(n), double(std::real(alpha)));
@@ -79,22 +98,12 @@ template <class T> void check_case(char side, char uplo, char trans, char diag, 
   // xTRMM: B := alpha*op(A)*B or alpha*B*op(A).
   Matrix<T> b = b0;
   serial::triangle<T, false>(side, uplo, trans, diag, m, n, alpha, a.ptr(), lda, b.ptr(), ldb);
-  std::vector<T> want = product(side, m, n, op, b0.data, ldb);
-  for (lint j = 0; j < n; ++j)
-    for (lint i = 0; i < m; ++i) {
-      const T w = alpha * want[i + j * m];
-      if (!(std::abs(b(i, j) - w) <= tol * (std::abs(w) + real_t<T>(1))))
-        fail_msg("%s: trmm B(%ld,%ld) = %g, want %g", ctx.c_str(), long(i), long(j), double(std::real(b(i, j))),
-                 double(std::real(w)));
-    }
-  for (lint j = 0; j < n; ++j)
-    for (lint i = m; i < ldb; ++i)
-      if (std::memcmp(&b(i, j), &b0(i, j), sizeof(T)) != 0) fail_msg("%s: trmm wrote padding row %ld", ctx.c_str(), long(i));
+  expect_trmm(ctx, side, m, n, alpha, op, b0, b, tol);
 
   // xTRSM: X := alpha*op(A)^-1*B or alpha*B*op(A)^-1; then op(A)*X = alpha*B.
   Matrix<T> x = b0;
   serial::triangle<T, true>(side, uplo, trans, diag, m, n, alpha, a.ptr(), lda, x.ptr(), ldb);
-  want = product(side, m, n, op, x.data, ldb);
+  const std::vector<T> want = product(side, m, n, op, x.data, ldb);
   for (lint j = 0; j < n; ++j)
     for (lint i = 0; i < m; ++i) {
       const T w = alpha * b0(i, j);
@@ -155,19 +164,8 @@ template <class T> void own_threads(void **) {
         Matrix<T> b = b0;
         const T alpha = T(-1.5);
         hqr::blas::trmm_own_threads<T>(3, side, uplo, trans, 'N', bm, bn, alpha, a.ptr(), lda, b.ptr(), ldb);
-        const std::vector<T> want = product(side, bm, bn, full_op(a, k, uplo, trans, 'N'), b0.data, ldb);
-        const real_t<T> tol = real_t<T>(4 * (k + 1)) * eps<T>();
-        for (lint j = 0; j < bn; ++j) {
-          for (lint i = 0; i < bm; ++i) {
-            const T w = alpha * want[i + j * bm];
-            if (!(std::abs(b(i, j) - w) <= tol * (std::abs(w) + real_t<T>(1))))
-              fail_msg("%c own threads side=%c uplo=%c trans=%c: B(%ld,%ld) = %g, want %g", prefix<T>(), side, uplo,
-                       trans, long(i), long(j), double(std::real(b(i, j))), double(std::real(w)));
-          }
-          for (lint i = bm; i < ldb; ++i)
-            if (std::memcmp(&b(i, j), &b0(i, j), sizeof(T)) != 0)
-              fail_msg("%c own threads side=%c: padding row %ld written", prefix<T>(), side, long(i));
-        }
+        expect_trmm(context("%c own threads side=%c uplo=%c trans=%c", prefix<T>(), side, uplo, trans), side, bm, bn,
+                    alpha, full_op(a, k, uplo, trans, 'N'), b0, b, real_t<T>(4 * (k + 1)) * eps<T>());
       }
 }
 

@@ -126,9 +126,9 @@ void trmm(char side, char uplo, char transa, char diag, lint m, lint n, T alpha,
 // whatever the size: for the host's steps between device phases, where the
 // next BLAS's woken workers would then spin on every core and slow the
 // staging copies that follow. xQRUPD_ADDCOLS_ECON's GPU path, M = 16384,
-// N = 4096, P = 100, J = 1 (its block's n-by-p and p-by-p products): Q's
-// rows streamed in 0.024-0.038 s after OpenBLAS's dtrmm, 0.015-0.017 s with
-// OPENBLAS_THREAD_TIMEOUT=4 (H200 host, 16 cores, 2026-12-05).
+// N = 4096, P = 100 (its block's n-by-p and p-by-p products): at J = 1
+// 0.096 s a call against 0.109-0.112 with OpenBLAS's dtrmm (H200 host, 16
+// cores; bench/results/update-econ-NVIDIA-H200-2026-12-05.txt).
 template <class T>
 void trmm_own_threads(int threads, char side, char uplo, char transa, char diag, lint m, lint n, T alpha,
                       const T *a, lint lda, T *b, lint ldb) {
