@@ -167,9 +167,11 @@ qr_node_run() {  # name, routines (a trace pattern), test filter, env...
   fell=$(grep -cE "($what) .*path=cpu(-resumed)? \((CUDA error|GPU out of memory)" "$log")
   resumed=$(grep -cE "($what) .*path=cpu-resumed" "$log")
   windows=$(grep -cE "($what) .*path=gpu-node \($gpus GPUs, out of core: [0-9]+ windows" "$log")
-  case $name in *fault-*) want=$fell ;; ooc-*|memcheck-ooc*) want=$windows ;; ormqr) want=$shared ;; *) want=$seen ;; esac
+  beside=$(grep -cE "($what) .*path=gpu-node \($gpus GPUs, in core\), B beside A" "$log")
+  case $name in *fault-*) want=$fell ;; ooc-*|memcheck-ooc*) want=$windows ;; ormqr) want=$shared ;; gels) want=$beside ;;
+    *) want=$seen ;; esac
   if [ $rc = 0 ] && [ "$want" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
-  echo "over $gpus GPUs, $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls on the set ($windows in windows, $shared with panels GPU to GPU), $fell fell back, $resumed of them resumed)"
+  echo "over $gpus GPUs, $name: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls on the set ($windows in windows, $shared with panels GPU to GPU, $beside with B beside A), $fell fell back, $resumed of them resumed)"
 }
 qr_node_run geqrf geqrf 'geqrf*'
 qr_node_run hard geqrf 'hard_geqrf*'
@@ -185,6 +187,17 @@ for f in ${GPU_CHECK_NODE_APPLY_FAULTS:-alloc copy:9 sync:4 kernel:20}; do
   qr_node_run "gels-fault-$f" gels 'gels_blocks*' HQR_FAULT=$f
   qr_node_run "orgqr-fault-$f" '(or|un)gqr' 'orgqr_blocks*' HQR_FAULT=$f
 done
+# xGELS with B beside A: a sync fault at every step of the first call in
+# turn, so that some land while B's columns are stored (the CPU then
+# applies Q**H to B's columns not stored: "B's last columns on the CPU").
+bad=0 late=0
+for n in $(seq 1 "${GPU_CHECK_NODE_GELS_SYNCS:-40}"); do
+  log="$out/node-qr-gels-sync-$n.log"
+  HQR_FAULT=sync:$n HQR_DEVICE=all HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gels_blocks<double>' \
+    build/test/test_qr >"$log" 2>&1 || { bad=$((bad + 1)); fail=1; echo "over $gpus GPUs, HQR_FAULT=sync:$n gels_blocks<double>: FAILED"; }
+  late=$((late + $(grep -c "B's last columns on the CPU" "$log")))
+done
+echo "over $gpus GPUs, HQR_FAULT=sync:1..${GPU_CHECK_NODE_GELS_SYNCS:-40} gels_blocks<double>: $bad failed, $late calls finished B's last columns on the CPU"
 # Out of core over the set (HQR_GPU_MEMORY too small for the members'
 # shares; HQR_NB=32 so that test_qr's orders hold several panels): windows,
 # each updated by xORMQR over the set and factored by the set's schedule;

@@ -657,8 +657,10 @@ struct GelsBlockCase {
 };
 template <class T> void gels_block_cases(std::initializer_list<GelsBlockCase> cases);
 template <class T> void gels_blocks(void **) {
+  // 333x100x150 at nb 48: B wider than a block column, so over a set a
+  // member holds A's narrower last block column and one of B's after it.
   gels_block_cases<T>({{333, 100, 1, 48}, {333, 100, 4, 48}, {97, 97, 2, 48}, {600, 1, 1, 48}, {700, 300, 1, 0},
-                       {401, 130, 3, 0}});
+                       {401, 130, 3, 0}, {333, 100, 150, 48}});
 }
 template <class T> void gels_blocks_wide(void **) {
   gels_block_cases<T>({{150, 260, 2, 48}, {130, 401, 3, 0}, {100, 333, 4, 48}, {1, 600, 1, 48}});

@@ -123,7 +123,7 @@ template <class T> class HybridGeqrf {
   // max |a_ij| of the input is measured on its way in.
   HybridGeqrf(Context &c, lint m, lint n, T *a, lint lda, T *tau, lint nb, Panel mode, std::size_t keep_extra = 0,
               DeviceQR<T> *keep = nullptr)
-      : c_(c), m_(m), n_(n), k_(std::min(m, n)), a_(a), lda_(lda), tau_(tau), nb_(nb), nblocks_((n + nb - 1) / nb),
+      : c_(c), m_(m), n_(n), kcols_(n), k_(std::min(m, n)), a_(a), lda_(lda), tau_(tau), nb_(nb), nblocks_((n + nb - 1) / nb),
         npanels_((std::min(m, n) + nb - 1) / nb), ldda_((m + 31) / 32 * 32), mode_(mode), keep_(keep),
         keep_extra_(keep_extra) {}
   // The caller's array holds A (n-by-m, leading dimension lda) and the
@@ -141,7 +141,7 @@ template <class T> class HybridGeqrf {
   // in place: nothing travels (geqrf_device, qr_device.hpp).
   struct OnDevice {};
   HybridGeqrf(OnDevice, Context &c, lint m, lint n, T *da, lint ldda, T *dtau, lint nb, Panel mode)
-      : c_(c), m_(m), n_(n), k_(std::min(m, n)), a_(nullptr), lda_(0), tau_(nullptr), nb_(nb),
+      : c_(c), m_(m), n_(n), kcols_(n), k_(std::min(m, n)), a_(nullptr), lda_(0), tau_(nullptr), nb_(nb),
         nblocks_((n + nb - 1) / nb), npanels_((std::min(m, n) + nb - 1) / nb), ldda_(ldda), mode_(mode),
         keep_(nullptr), keep_extra_(0), on_device_(true) {
     dA_ = da;
@@ -151,12 +151,14 @@ template <class T> class HybridGeqrf {
   // it step by step: block column j of the m-by-n matrix at cols[j]
   // (leading dimension ldda) where this member holds it, else null; the
   // panels and the updates are the set's to order, a failure is
-  // `failed` (the set's).
+  // `failed` (the set's). Only the first kcols columns are factored (the
+  // others, whole block columns right of them, only take the reflectors:
+  // xGELS's B beside A).
   struct Member {};
   HybridGeqrf(Member, Context &c, lint m, lint n, lint nb, Panel mode, lint ldda, std::vector<T *> cols,
-              std::atomic<bool> &failed)
-      : c_(c), m_(m), n_(n), k_(std::min(m, n)), a_(nullptr), lda_(0), tau_(nullptr), nb_(nb),
-        nblocks_((n + nb - 1) / nb), npanels_((std::min(m, n) + nb - 1) / nb), ldda_(ldda), mode_(mode),
+              std::atomic<bool> &failed, lint kcols)
+      : c_(c), m_(m), n_(n), kcols_(kcols), k_(std::min(m, kcols)), a_(nullptr), lda_(0), tau_(nullptr), nb_(nb),
+        nblocks_((n + nb - 1) / nb), npanels_((std::min(m, kcols) + nb - 1) / nb), ldda_(ldda), mode_(mode),
         keep_(nullptr), keep_extra_(0), cols_(std::move(cols)), failed_(failed), member_(true) {}
   HybridGeqrf(const HybridGeqrf &) = delete;
   HybridGeqrf &operator=(const HybridGeqrf &) = delete;
@@ -529,7 +531,7 @@ template <class T> class HybridGeqrf {
   // Panel p: rows p*nb.. of block column p; its reflectors number
   // min(rows, columns).
   lint panel_rows(lint p) const { return m_ - p * nb_; }
-  lint panel_cols(lint p) const { return std::min(nb_, n_ - p * nb_); }
+  lint panel_cols(lint p) const { return std::min(nb_, kcols_ - p * nb_); }
   lint panel_reflectors(lint p) const { return std::min(panel_rows(p), panel_cols(p)); }
 
   // Block column j is on the device (stream-ordered on `s`).
@@ -989,7 +991,7 @@ template <class T> class HybridGeqrf {
   }
 
   Context &c_;
-  const lint m_, n_, k_;
+  const lint m_, n_, kcols_, k_;  // kcols_: the columns factored (n_ but in a set's xGELS)
   T *const a_;
   const lint lda_;
   T *const tau_;

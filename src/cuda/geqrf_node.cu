@@ -27,6 +27,13 @@
 // caller's arrays in order (StoreTurn), so a CUDA error or an injected
 // fault (HQR_FAULT) leaves final columns then input, and the CPU resumes
 // from Result::resume as after the one-GPU schedule.
+//
+// xGELS (trans 'N') hands its B over too (SetRhs, node.hpp): B's columns
+// form block columns of their own right of A's last one (which may be
+// narrower than nb: the gap between them is never stored), dealt out with
+// the others; they take every reflector as A's trailing columns do and
+// come back as Q**H B after A, so A's reflectors are not read again from
+// the caller's array to apply them (xORMQR over the set did that).
 #include <algorithm>
 #include <atomic>
 #include <deque>
@@ -45,15 +52,17 @@ template <class T> class NodeGeqrf {
   using Engine = HybridGeqrf<T>;
 
  public:
-  NodeGeqrf(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau, lint nb, Panel mode)
-      : set_(set), P_(set.count), m_(m), n_(n), a_(a), lda_(lda), tau_(tau), nb_(nb), mode_(mode),
-        nblocks_((n + nb - 1) / nb), npanels_((std::min(m, n) + nb - 1) / nb), ldda_((m + 31) / 32 * 32) {}
+  NodeGeqrf(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau, lint nb, Panel mode, SetRhs<T> *rhs)
+      : set_(set), P_(set.count), m_(m), n_(n), a_(a), lda_(lda), tau_(tau), nb_(nb), mode_(mode), rhs_(rhs),
+        cols_(n, rhs ? rhs->nrhs : 0, nb), nblocks_(cols_.blocks()), npanels_((std::min(m, n) + nb - 1) / nb),
+        ldda_((m + 31) / 32 * 32) {}
 
   // The device bytes member d needs: its block columns and a one-GPU
   // schedule's workspace (W and W2 as wide as the whole matrix).
-  static double member_bytes(lint m, lint n, lint nb, int P, int d) {
+  static double member_bytes(lint m, lint n, lint nrhs, lint nb, int P, int d) {
     const double ldd = double((m + 31) / 32 * 32);
-    return Engine::in_core_bytes(m, n, nb) - sizeof(T) * ldd * double(n - own_columns(n, nb, P, d));
+    const Columns c(n, nrhs, nb);
+    return Engine::in_core_bytes(m, c.width, nb) - sizeof(T) * ldd * double(c.width - c.local_end(P, d));
   }
 
   Result run() {
@@ -62,6 +71,7 @@ template <class T> class NodeGeqrf {
     for (int d = 0; d < P_; ++d)
       if (!setup(d)) return finish({false, 0, failed_ ? "CUDA error" : "GPU out of memory", 0});
     pinned_ = pinned_range(a_, (std::size_t(n_ - 1) * lda_ + m_) * sizeof(T)).pinned;
+    if (rhs_) pinned_b_ = pinned_range(rhs_->b, (std::size_t(rhs_->nrhs - 1) * rhs_->ldb + m_) * sizeof(T)).pinned;
     std::vector<std::thread> threads;
     for (int d = 0; d < P_; ++d) {
       threads.emplace_back([this, d] {
@@ -83,8 +93,9 @@ template <class T> class NodeGeqrf {
                                       mb.c->download_stream};
       for (cudaStream_t s : streams) check(cudaStreamSynchronize(s), Point::sync);
     }
+    if (rhs_) rhs_->stored = failed_ ? stored_b_.load() : rhs_->nrhs;
     if (failed_) return finish({false, 0, "CUDA error", stored_columns_.load()});
-    Result r{true, 0, pinned_ ? kPinnedCaller : nullptr, 0};
+    Result r{true, 0, pinned_ && (!rhs_ || pinned_b_) ? kPinnedCaller : nullptr, 0};
     for (int d = 0; d < P_ && d < nblocks_; ++d) r.devices |= std::uint64_t(1) << members_[d].c->device;
     return finish(r);
   }
@@ -99,15 +110,33 @@ template <class T> class NodeGeqrf {
     Progress uploaded;         // own block columns on the device
   };
 
+  // The block columns: A's n columns, then (xGELS) B's nrhs from the
+  // first multiple of nb on (b0), so the matrix the members hold is
+  // `width` wide.
+  struct Columns {
+    lint n, nb, b0, width;
+    Columns(lint n, lint nrhs, lint nb)
+        : n(n), nb(nb), b0(nrhs > 0 ? (n + nb - 1) / nb * nb : n), width(b0 + nrhs) {}
+    lint blocks() const { return (width + nb - 1) / nb; }
+    lint count(lint j) const { return std::min(nb, (j * nb < b0 ? n : width) - j * nb); }  // its columns
+    // Where member d's last block column ends among its own (block column
+    // j at local index j / P, nb apart).
+    lint local_end(int P, int d) const {
+      const lint last = d < blocks() ? d + (blocks() - 1 - d) / P * P : -1;
+      return last < 0 ? 0 : last / P * nb + count(last);
+    }
+  };
+
   int owner(lint j) const { return int(j % P_); }
   lint local(lint j) const { return j / P_; }  // index among its owner's block columns
-  static lint own_columns(lint n, lint nb, int P, int d) {
-    lint cols = 0;
-    for (lint j = d; j * nb < n; j += P) cols += std::min(nb, n - j * nb);
-    return cols;
+  Rect block(lint j) const { return Rect{0, j * nb_, m_, cols_.count(j)}; }
+  // Element (i, j) of the matrix held in the caller's arrays, and their
+  // leading dimension there.
+  T *host(lint i, lint j) const {
+    return j < cols_.b0 ? a_ + i + std::size_t(j) * lda_ : rhs_->b + i + std::size_t(j - cols_.b0) * rhs_->ldb;
   }
-  Rect block(lint j) const { return Rect{0, j * nb_, m_, std::min(nb_, n_ - j * nb_)}; }
-  T *host(lint i, lint j) const { return a_ + i + std::size_t(j) * lda_; }
+  lint ld(lint j) const { return j < cols_.b0 ? lda_ : rhs_->ldb; }
+  bool pinned(lint j) const { return j < cols_.b0 ? pinned_ : pinned_b_; }
   Engine &eng(lint j) { return *members_[owner(j)].e; }
 
   template <class S> bool check(S status, Point p) {
@@ -129,17 +158,26 @@ template <class T> class NodeGeqrf {
     Member &mb = members_[d];
     mb.c = set_.member[d];
     if (!check(cudaSetDevice(mb.c->device), Point::sync)) return false;
-    const lint cols = own_columns(n_, nb_, P_, d);
+    const lint cols = cols_.local_end(P_, d);
     if (fault::hit(Point::alloc) || !mb.c->matrix.reserve(sizeof(T) * std::size_t(ldda_) * std::max<lint>(cols, 1)))
       return false;
     mb.local = static_cast<T *>(mb.c->matrix.get());
+    // The gap right of A's last block column where B follows: never
+    // stored, but updated with its block column, so not left undefined.
+    const lint last_a = (n_ - 1) / nb_, gap = cols_.b0 - n_;
+    if (gap > 0 && owner(last_a) == d && last_a + P_ < nblocks_) {
+      T *at = mb.local + std::size_t(local(last_a) * nb_ + nb_ - gap) * ldda_;
+      if (!check(cudaMemset2DAsync(at, ldda_ * sizeof(T), 0, m_ * sizeof(T), gap, mb.c->upload_stream), Point::copy))
+        return false;
+    }
     std::vector<T *> cols_at(nblocks_, nullptr);
     for (lint j = d; j < nblocks_; j += P_) {
       cols_at[j] = mb.local + std::size_t(local(j)) * nb_ * ldda_;
       mb.owned.push_back(j);
     }
     mb.applied.assign(mb.owned.size(), 0);
-    mb.e.reset(new Engine(typename Engine::Member{}, *mb.c, m_, n_, nb_, mode_, ldda_, std::move(cols_at), failed_));
+    mb.e.reset(
+        new Engine(typename Engine::Member{}, *mb.c, m_, cols_.width, nb_, mode_, ldda_, std::move(cols_at), failed_, n_));
     mb.e->dA_ = mb.local;  // for cuSOLVER's workspace queries
     if (!mb.e->reserve()) return false;
     if (!mb.e->prepare()) failed_ = true;
@@ -164,8 +202,8 @@ template <class T> class NodeGeqrf {
     for (std::size_t l = 0; l < mb.owned.size() && !stop_ && !failed_; ++l) {
       const lint j = mb.owned[l];
       for (const Rect &r : mb.e->chunks(block(j)))
-        if (!upload_block(*mb.c, pinned_, slot, sizeof(T), r.m, r.n, host(r.r0, r.c0), lda_, mb.e->dev(r.r0, r.c0),
-                          ldda_, mb.c->upload_stream, step))
+        if (!upload_block(*mb.c, pinned(r.c0), slot, sizeof(T), r.m, r.n, host(r.r0, r.c0), ld(r.c0),
+                          mb.e->dev(r.r0, r.c0), ldda_, mb.c->upload_stream, step))
           return;
       if (!check(cudaEventRecord(mb.e->arrived_[j], mb.c->upload_stream), Point::copy)) return;
       mb.uploaded.publish(lint(l) + 1);
@@ -195,15 +233,18 @@ template <class T> class NodeGeqrf {
       storing = storing && check(cudaEventSynchronize(p.s->dma_done), Point::sync) &&
                 (!p.first || turn_.wait(p.j, failed_));
       if (!storing) return;
-      copy_block(c.download_copies, sizeof(T), p.r.m, p.r.n, p.s->host, p.r.m, host(p.r.r0, p.r.c0), lda_);
+      copy_block(c.download_copies, sizeof(T), p.r.m, p.r.n, p.s->host, p.r.m, host(p.r.r0, p.r.c0), ld(p.r.c0));
       if (p.first && p.j < npanels_) {
         const lint t0 = p.j * nb_;
         std::copy(e.htau_out_ + t0, e.htau_out_ + t0 + e.panel_reflectors(p.j), tau_ + t0);
       }
-      if (p.last) {
+      // Each chunk stored counts (a block column can take several): the
+      // CPU must not take its final columns for input.
+      if (p.r.c0 < cols_.b0)
         stored_columns_.store(p.r.c0 + p.r.n);
-        turn_.done(p.j);
-      }
+      else
+        stored_b_.store(p.r.c0 + p.r.n - cols_.b0);
+      if (p.last) turn_.done(p.j);
     };
     // Only a failure gives up: the schedule can end before every upload
     // thread has counted itself done (a one-block matrix waits for one
@@ -260,7 +301,7 @@ template <class T> class NodeGeqrf {
   // mb's ring, earlier ones are fetched again.
   bool catch_up(Member &mb, lint l0, lint l1, lint p, const typename Engine::Lane &lane) {
     Engine &e = *mb.e;
-    const lint end = l1 == lint(mb.owned.size()) ? own_columns(n_, nb_, P_, owner(mb.owned[0])) : l1 * nb_;
+    const lint end = l1 == lint(mb.owned.size()) ? cols_.local_end(P_, owner(mb.owned[0])) : l1 * nb_;
     return catch_up_plan(mb.applied, l0, l1, p, [&](lint q, lint l) {
       const T *v = e.panel_v(p);
       if (q < p) {
@@ -361,6 +402,8 @@ template <class T> class NodeGeqrf {
   T *const tau_;
   const lint nb_;
   const Panel mode_;
+  SetRhs<T> *const rhs_;
+  const Columns cols_;
   const lint nblocks_, npanels_, ldda_;
   std::unique_ptr<Member[]> members_;
   std::atomic<bool> failed_{false}, stop_{false};
@@ -368,8 +411,8 @@ template <class T> class NodeGeqrf {
   Progress uploads_done_;  // 1 once every member's uploads are done
   std::atomic<int> uploaders_done_{0};
   StoreTurn turn_;
-  std::atomic<lint> stored_columns_{0};
-  bool pinned_ = false;
+  std::atomic<lint> stored_columns_{0}, stored_b_{0};  // A's, B's columns stored, final
+  bool pinned_ = false, pinned_b_ = false;
 };
 
 // The set's schedule serves where the caller asks for it (HQR_GPU_MIN_N),
@@ -377,12 +420,12 @@ template <class T> class NodeGeqrf {
 // memory does not hold the matrix; and only where every member holds its
 // share (else one GPU runs it, out of core).
 
-template <class T> bool geqrf_over_set(const DeviceSet &set, lint m, lint n, bool one_fits) {
+template <class T> bool geqrf_over_set(const DeviceSet &set, lint m, lint n, bool one_fits, lint nrhs) {
   if (set.count < 2 || std::min(m, n) < 1 || std::size_t(m) * sizeof(T) > Context::kSlotBytes) return false;
   const lint nb = block_size(n, panel_mode());
   if (config::gpu_min_n() < 0 && std::min(m, n) < kNodeQrOrder && one_fits) return false;
   for (int d = 0; d < set.count; ++d) {
-    const double need = NodeGeqrf<T>::member_bytes(m, n, nb, set.count, d);
+    const double need = NodeGeqrf<T>::member_bytes(m, n, nrhs, nb, set.count, d);
     const std::size_t budget = plan_budget(*set.member[d], std::size_t(256) << 20);
     if (budget == 0 || need > double(budget)) return false;
   }
@@ -394,13 +437,13 @@ template <class T> bool geqrf_over_set(const DeviceSet &set, lint m, lint n, boo
 // window of whole panels that the set's schedule holds on every member
 // (out of core); else 0.
 template <class T> lint geqrf_set_plan(const DeviceSet &set, lint m, lint n, bool one_fits) {
-  if (geqrf_over_set<T>(set, m, n, one_fits)) return n;
+  if (geqrf_over_set<T>(set, m, n, one_fits, 0)) return n;
   if (one_fits || set.count < 2) return 0;
   const lint nb = block_size(n, panel_mode());
   lint lo = 0, hi = (n + nb - 1) / nb;  // in panels: lo fits (or is 0), more than hi do not
   while (lo < hi) {
     const lint mid = (lo + hi + 1) / 2;
-    if (geqrf_over_set<T>(set, m, std::min(n, mid * nb), false))
+    if (geqrf_over_set<T>(set, m, std::min(n, mid * nb), false, 0))
       lo = mid;
     else
       hi = mid - 1;
@@ -408,17 +451,17 @@ template <class T> lint geqrf_set_plan(const DeviceSet &set, lint m, lint n, boo
   return std::min(n, lo * nb);
 }
 
-template <class T> Result geqrf_node(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau) {
+template <class T> Result geqrf_node(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau, SetRhs<T> *rhs) {
   const Panel mode = panel_mode();
-  Result r = NodeGeqrf<T>(set, m, n, a, lda, tau, block_size(n, mode), mode).run();
+  Result r = NodeGeqrf<T>(set, m, n, a, lda, tau, block_size(n, mode), mode, rhs).run();
   r.path = node_path(set.count, 1);
   return r;
 }
 
 #define HQR_INSTANTIATE(T)                                                  \
-  template bool geqrf_over_set<T>(const DeviceSet &, lint, lint, bool); \
+  template bool geqrf_over_set<T>(const DeviceSet &, lint, lint, bool, lint); \
   template lint geqrf_set_plan<T>(const DeviceSet &, lint, lint, bool); \
-  template Result geqrf_node(const DeviceSet &, lint, lint, T *, lint, T *);
+  template Result geqrf_node(const DeviceSet &, lint, lint, T *, lint, T *, SetRhs<T> *);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)

@@ -54,8 +54,18 @@ constexpr lint kNodeQrOrder = 16384;
 // an m-by-n call (one_fits: whether the first member alone holds the
 // matrix and its workspace), and the schedule, the Result as gpu::geqrf's.
 // The caller holds the set's lock (SetLock).
-template <class T> bool geqrf_over_set(const DeviceSet &set, lint m, lint n, bool one_fits);
-template <class T> Result geqrf_node(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau);
+// rhs (xGELS, trans 'N'): B (m by nrhs) goes through the schedule as
+// columns right of A, coming back as Q**H B; `stored` then counts its
+// columns stored so (all of them where the Result ran); nrhs sizes the
+// members' needs for it in geqrf_over_set.
+template <class T> struct SetRhs {
+  T *b;
+  lint ldb, nrhs;
+  lint stored = 0;
+};
+template <class T> bool geqrf_over_set(const DeviceSet &set, lint m, lint n, bool one_fits, lint nrhs = 0);
+template <class T>
+Result geqrf_node(const DeviceSet &set, lint m, lint n, T *a, lint lda, T *tau, SetRhs<T> *rhs = nullptr);
 // qr_apply.cu: the set's xGEQRF in core or, where the matrix fits neither
 // one GPU (one_fits) nor the members' shares, out of core: geqrf_set_plan
 // answers n (in core), a window w < n (out of core) or 0 (not over the

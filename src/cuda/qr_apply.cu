@@ -476,12 +476,16 @@ template <class T> bool gels_scan_settles(lint m, lint n, const T *a, lint lda, 
 }
 
 // xGELS (m >= n) over the set: A scanned on the host (gels_scan_settles),
-// factored by the set's xGEQRF (geqrf_set: in core or in windows), then B
-// through xORMQR's schedule over the set, its columns shared among the
-// members (gels_from_factor). The caller holds the set's lock.
+// factored by the set's xGEQRF (geqrf_set: in core or in windows). In core
+// with trans 'N' and where the members hold B beside A (carry_b), B goes
+// through that schedule as A's trailing columns and comes back as Q**H B
+// (SetRhs), A's reflectors read from the caller's array once; else B goes
+// through xORMQR's schedule over the set afterwards, its columns shared
+// among the members. Either way gels_from_factor ends the call. The caller
+// holds the set's lock.
 template <class T>
 GelsResult gels_node(const DeviceSet &set, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb,
-                     T *tau, lint w, const char **path) {
+                     T *tau, lint w, bool carry_b, const char **path) {
   GelsResult out{{false, 0, nullptr, 0}, false, 0, 0};
   double anrm = 0;
   if (gels_scan_settles(m, n, a, lda, &out, &anrm)) {
@@ -490,6 +494,23 @@ GelsResult gels_node(const DeviceSet &set, bool trans, lint m, lint n, lint nrhs
   }
   thread_local char text[96];
   int windows = 1;
+  if (carry_b && !trans && w == n) {
+    SetRhs<T> rhs{b, ldb, nrhs};
+    Result r = geqrf_node(set, m, n, a, lda, tau, &rhs);
+    std::snprintf(text, sizeof text, "%s, B beside A", node_path(set.count, 1));
+    if (path) *path = text;
+    // Stopped before A was whole: B is as it came (its columns are stored
+    // after A's), and the CPU resumes as after any factorization.
+    if (!r.ran && r.resume < n) {
+      out.r = r;
+      return out;
+    }
+    if (!r.ran) r = {true, 0, nullptr, 0, 0, 0, r.devices};  // A is final; B's columns not stored take Q**H on the CPU
+    gels_from_factor(&out, r, anrm, trans, m, n, nrhs, a, lda, tau, b, ldb, [&](bool) {
+      return Result{rhs.stored == nrhs, 0, nullptr, rhs.stored};
+    });
+    return out;
+  }
   const Result r = geqrf_set(set, m, n, a, lda, tau, w, &windows);
   std::snprintf(text, sizeof text, "%s + gpu apply", node_path(set.count, windows));
   if (path) *path = text;
@@ -621,7 +642,8 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
     Context &first = *set.member[0];
     const bool one_fits = ok(cudaSetDevice(first.device)) && geqrf_window<T>(first, m, n + nrhs) == n + nrhs;
     if (const lint w = geqrf_set_plan<T>(set, m, n, one_fits); w > 0)
-      return gels_node(set, trans, m, n, nrhs, a, lda, b, ldb, tau, w, path);
+      return gels_node(set, trans, m, n, nrhs, a, lda, b, ldb, tau, w,
+                       w == n && geqrf_over_set<T>(set, m, n, one_fits, nrhs), path);
   }
   Context *c = set.member[0];
   std::lock_guard<std::mutex> g(c->lock);
