@@ -220,6 +220,18 @@ struct TripTimes {
     cudaEventElapsedTime(&down, marks.e[2], marks.e[3]);
   }
 };
+// The line of a trip from a pinned caller (`what`: which of its arrays, or
+// ""): the host's set-up (entry to t0), its wait for the queued steps (t0
+// to t1), and the device's three steps.
+inline void print_pinned_trip(const char *name, const char *what, std::chrono::steady_clock::time_point entry,
+                              std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1,
+                              const Events &marks) {
+  const TripTimes dev(marks);
+  std::fprintf(stderr,
+               "hqr: %s one trip, pinned caller%s (ms): set up %.3f, queued and done %.3f; on the device: up %.3f, "
+               "%s %.3f, down %.3f\n",
+               name, what, ms_between(entry, t0), ms_between(t0, t1), dev.up, name, dev.work, dev.down);
+}
 
 // After a failure while results were being stored: the callers' arrays
 // that were both read and written get back their input from its packed
@@ -476,13 +488,7 @@ template <class T, class Op> bool one_trip_pinned(Context &c, Op &op, const Pinn
   for (std::size_t k = 0; k < db.size(); ++k)
     if (!plan.store[k]) db[k].copy(0, db[k].n, staged_out + down.start(k), false, false);
   op.value = host_report->value;
-  if (!marks.e.empty()) {
-    const TripTimes dev(marks);
-    std::fprintf(stderr,
-                 "hqr: %s one trip, pinned caller (ms): set up %.3f, queued and done %.3f; on the device: up %.3f, "
-                 "%s %.3f, down %.3f\n",
-                 op.name, ms_between(entry, t0), ms_between(t0, t1), dev.up, op.name, dev.work, dev.down);
-  }
+  if (!marks.e.empty()) print_pinned_trip(op.name, "", entry, t0, t1, marks);
   *out = {true, host_report->info, kPinnedCaller, 0, 0, 0, 0, "gpu-one-trip"};
   return true;
 }
@@ -742,13 +748,7 @@ bool one_trip_pinned_lower(Context &c, R &routine, lint n, T *a, lint lda, unsig
     return true;
   }
   if (value) *value = host_report->value;
-  if (!marks.e.empty()) {
-    const TripTimes dev(marks);
-    std::fprintf(stderr,
-                 "hqr: %s one trip, pinned caller's lower triangle (ms): set up %.3f, queued and done %.3f; on the "
-                 "device: up %.3f, %s %.3f, down %.3f\n",
-                 routine.name, ms_between(entry, t0), ms_between(t0, t1), dev.up, routine.name, dev.work, dev.down);
-  }
+  if (!marks.e.empty()) print_pinned_trip(routine.name, "'s lower triangle", entry, t0, t1, marks);
   *out = {true, 0, kPinnedCaller, 0, 0, 0, 0, "gpu-one-trip"};
   return true;
 }
