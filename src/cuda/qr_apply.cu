@@ -477,12 +477,12 @@ template <class T> bool gels_scan_settles(lint m, lint n, const T *a, lint lda, 
 
 // xGELS (m >= n) over the set: A scanned on the host (gels_scan_settles),
 // factored by the set's xGEQRF (geqrf_set: in core or in windows). In core
-// with trans 'N' and where the members hold B beside A (carry_b), B goes
-// through that schedule as A's trailing columns and comes back as Q**H B
-// (SetRhs), A's reflectors read from the caller's array once; else B goes
-// through xORMQR's schedule over the set afterwards, its columns shared
-// among the members. Either way gels_from_factor ends the call. The caller
-// holds the set's lock.
+// with trans 'N' and where the caller chose it (carry_b: A pageable, the
+// members holding B beside A), B goes through that schedule as A's
+// trailing columns and comes back as Q**H B (SetRhs), A's reflectors read
+// from the caller's array once; else B goes through xORMQR's schedule over
+// the set afterwards, its columns shared among the members. Either way
+// gels_from_factor ends the call. The caller holds the set's lock.
 template <class T>
 GelsResult gels_node(const DeviceSet &set, bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lint ldb,
                      T *tau, lint w, bool carry_b, const char **path) {
@@ -641,9 +641,16 @@ GelsResult gels(bool trans, lint m, lint n, lint nrhs, T *a, lint lda, T *b, lin
     SetLock lock(set);
     Context &first = *set.member[0];
     const bool one_fits = ok(cudaSetDevice(first.device)) && geqrf_window<T>(first, m, n + nrhs) == n + nrhs;
+    // B beside A only for a pageable A: from pinned memory xORMQR's second
+    // read of A is a DMA, and dgels 131072x4096 (2 members of one H100)
+    // took 0.506 s with B beside A against 0.430 without, where from
+    // pageable memory it took 0.435 against 0.532
+    // (bench/results/gels-node-beside-NVIDIA-H100-80GB-HBM3-2026-12-05.txt).
     if (const lint w = geqrf_set_plan<T>(set, m, n, one_fits); w > 0)
       return gels_node(set, trans, m, n, nrhs, a, lda, b, ldb, tau, w,
-                       w == n && geqrf_over_set<T>(set, m, n, one_fits, nrhs), path);
+                       w == n && !pinned_range(a, (std::size_t(n - 1) * lda + m) * sizeof(T)).pinned &&
+                           geqrf_over_set<T>(set, m, n, one_fits, nrhs),
+                       path);
   }
   Context *c = set.member[0];
   std::lock_guard<std::mutex> g(c->lock);
