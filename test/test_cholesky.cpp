@@ -1,5 +1,5 @@
 // xPOTRF, xPOTRS, xPOSV: LAPACK's residual ratios (DPOT01, DPOT02) for both
-// uplo, n in {0, 1, 2, 31, 64, 257, 500}, lda = n and lda > n; the padding and
+// uplo, n in {0, 1, 2, 31, 64, 130, 257, 500}, lda = n and lda > n; the padding and
 // the triangle LAPACK does not reference left unchanged byte for byte; INFO
 // equal to the reference LAPACK's for non-positive-definite and NaN input.
 #include "testing.hpp"
@@ -8,7 +8,7 @@ using namespace testing;
 
 namespace {
 
-constexpr lint kSizes[] = {0, 1, 2, 31, 64, 257, 500};
+constexpr lint kSizes[] = {0, 1, 2, 31, 64, 130, 257, 500};
 constexpr lint kPads[] = {0, 5};  // lda = max(1, n) + pad
 
 // Overwrites the strict triangle LAPACK must not reference with random

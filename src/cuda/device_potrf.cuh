@@ -62,10 +62,6 @@ class DevicePotrf {
 
 // cuSOLVER's info stops at a pivot <= 0, not at a NaN one; LAPACK's stops
 // at both: a NaN on L's diagonal sets *info too.
-__device__ inline bool nan_real(float x) { return isnan(x); }
-__device__ inline bool nan_real(double x) { return isnan(x); }
-__device__ inline bool nan_real(cuFloatComplex x) { return isnan(x.x); }
-__device__ inline bool nan_real(cuDoubleComplex x) { return isnan(x.x); }
 template <class S> __global__ void flag_nan_pivot(int64_t n, const S *a, int64_t lda, int *info) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
     if (nan_real(a[i + i * lda])) *info = int(i + 1);

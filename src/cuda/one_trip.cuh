@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -665,20 +666,60 @@ template <class T, class R> struct OnTriangle {
 // bench/results/pinned-NVIDIA-H200-2026-11-28.txt). A lower triangle needs
 // none of that: the DMA lands in the routine's square itself (leading
 // dimension n, whatever it carries above the diagonal is never read), the
-// routine runs there, and one kernel stores the triangle from it. The
-// inputs' copy against a failed store is taken by the calling thread into
-// the staging while the device works, before the store is queued; up to
-// kSmallSquare bytes that copy (under 512 KiB) ends well within the
-// device's time (at 2 MiB, potri d L 512 took 0.31-0.37 ms against
-// 0.29-0.30 the general way, whose copy is a DMA beside the routine).
-// Upper triangles keep the general trip (their transpose needs its
-// kernels anyway; they already beat that peer, bench/results/pinned-*).
+// routine runs there, and one kernel checks the routine's report, sends
+// it home (mapped pinned memory) and stores the triangle from the square;
+// for xPOTRF the same kernel flags a NaN pivot (cuSOLVER's INFO does not),
+// so that no kernel and no copy of the report's own sit between the
+// routine and the store (d L 256 on an H100: cuSOLVER-on-pinned / hqr
+// 0.94-0.95 with them, 0.99-1.01 without;
+// bench/results/pinned-small-NVIDIA-H100-80GB-HBM3-2026-12-05.txt).
+// The inputs' copy against a failed store is taken by the calling thread
+// into the staging while the device works, before the store is queued, so
+// the largest square a routine takes this way is what that copy finishes
+// within the device's time: kSmallSquare by default (at 2 MiB, potri d L
+// 512 took 0.31-0.37 ms against 0.29-0.30 the general way, whose copy is a
+// DMA beside the routine); potrf, whose device time is longer, declares
+// its own (potrf_hybrid.cu). Upper triangles keep the general trip (their
+// transpose needs its kernels anyway; they already beat that peer,
+// bench/results/pinned-*).
 constexpr std::size_t kSmallSquare = std::size_t(1) << 20;
 
-// Lower triangle of the n-by-n square sq into dst (leading dimension ldd),
-// unless the report refuses the results.
-template <class S> __global__ void store_lower(int64_t n, const S *sq, S *dst, int64_t ldd, const Report *report) {
-  if (report->info != 0) return;
+// What a routine may declare for this trip (beside OnTriangle's contract):
+//   static constexpr std::size_t square_bytes   the largest square it takes
+//                                               this way (kSmallSquare)
+//   bool flag_nan                                true: its run flags a NaN
+//       pivot itself; this trip sets it false and the store flags one.
+template <class R> constexpr auto lower_square_bytes(int) -> decltype(std::size_t(R::square_bytes)) {
+  return R::square_bytes;
+}
+template <class R> constexpr std::size_t lower_square_bytes(long) { return kSmallSquare; }
+template <class R> auto take_nan_flag(R &r, int) -> decltype(r.flag_nan = false, bool()) {
+  r.flag_nan = false;
+  return true;
+}
+template <class R> bool take_nan_flag(R &, long) { return false; }
+
+// The report (and, where nan_pivot, a NaN on sq's diagonal as INFO > 0)
+// into *home by one thread; then, if it accepts the results, the lower
+// triangle of the n-by-n square sq into dst (leading dimension ldd). Each
+// block reads the report and the diagonal itself (the grid's rows are
+// capped so that those reads stay small beside the store's).
+template <class S>
+__global__ void store_lower(int64_t n, const S *sq, S *dst, int64_t ldd, const Report *report, Report *home,
+                            bool nan_pivot) {
+  __shared__ int routine_info, first_nan;
+  if (threadIdx.x == 0) {
+    routine_info = report->info;
+    first_nan = INT_MAX;
+  }
+  __syncthreads();
+  if (nan_pivot && routine_info == 0)
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+      if (nan_real(sq[i + i * n])) atomicMin(&first_nan, int(i + 1));
+  __syncthreads();
+  const int info = routine_info != 0 ? routine_info : first_nan != INT_MAX ? first_nan : 0;
+  if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) *home = Report{info, report->value};
+  if (info != 0) return;
   for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
     for (int64_t i = j + blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
       dst[i + j * ldd] = sq[i + j * n];
@@ -696,11 +737,14 @@ bool one_trip_pinned_lower(Context &c, R &routine, lint n, T *a, lint lda, unsig
   const Clock::time_point entry = Clock::now();
   const Block<T> b{a, lda, n, n, Layout::lower};
   const std::size_t packed = std::size_t(b.at(n)) * sizeof(T), report_at = (packed + 15) / 16 * 16;
-  if (std::size_t(n) * n * sizeof(T) > kSmallSquare || report_at + sizeof(Report) > c.staging_memory.size()) return false;
+  if (std::size_t(n) * n * sizeof(T) > lower_square_bytes<R>(0) || report_at + sizeof(Report) > c.staging_memory.size())
+    return false;
   const PinnedRange range = pinned_range(a, block_bytes(b));
   if (!range.pinned || !range.writable || !range.device) return false;
   T *in = static_cast<T *>(c.staging_memory.get());
   Report *host_report = reinterpret_cast<Report *>(static_cast<char *>(c.staging_memory.get()) + report_at);
+  Report *home = static_cast<Report *>(pinned_range(host_report, sizeof(Report)).device);
+  if (!home) return false;
   std::size_t work_bytes = 0;
   bool fine = !fault::hit(Point::alloc) && c.matrix.reserve(std::size_t(n) * n * sizeof(T));
   T *sq = static_cast<T *>(c.matrix.get());
@@ -715,16 +759,16 @@ bool one_trip_pinned_lower(Context &c, R &routine, lint n, T *a, lint lda, unsig
   Events marks(config::verbose_level() >= 2 ? 4 : 0, cudaEventDefault);  // HQR_VERBOSE=2: the device's steps
   const cudaStream_t st = c.compute_stream;
   auto mark = [&](int i) { return marks.e.empty() || ok(cudaEventRecord(marks.e[i], st)); };
+  const bool nan_pivot = take_nan_flag(routine, 0);
   const Clock::time_point t0 = Clock::now();
   fine = marks.valid() && mark(0) && dma_in(b, sq, st) && !fault::hit(Point::copy) && mark(1) &&
-         routine.run(c, n, sq, c.workspace.get(), &report->info) && mark(2) &&
-         ok(cudaMemcpyAsync(host_report, report, sizeof(Report), cudaMemcpyDeviceToHost, st)) &&
-         !fault::hit(Point::kernel);
+         routine.run(c, n, sq, c.workspace.get(), &report->info) && mark(2) && !fault::hit(Point::kernel);
   if (fine) b.copy(0, n, in, true, false);  // the inputs, while the device works
   bool storing = false;
   if (fine) {
     storing = true;
-    store_lower<<<column_grid(n, n), 256, 0, st>>>(n, dv(sq), dv(static_cast<T *>(range.device)), lda, report);
+    const dim3 grid(column_grid(n, n).x, unsigned(std::min<int64_t>(n, 128)));
+    store_lower<<<grid, 256, 0, st>>>(n, dv(sq), dv(static_cast<T *>(range.device)), lda, report, home, nan_pivot);
     fine = ok(cudaGetLastError()) && mark(3);
   }
   const bool synced = fine && ok(cudaStreamSynchronize(st)) && !fault::hit(Point::sync);

@@ -102,6 +102,13 @@ template <class T> struct OneTripPotrf {
   DevicePotrf solver;
   bool log_det = false;                       // xPOLOGDET: the sum of log(real(L(i,i)))
   unsigned long long *value_slot = nullptr;  // goes here (OnTriangle's report, a double's bits)
+  bool flag_nan = true;                      // false: the trip flags a NaN pivot (one_trip_pinned_lower)
+  // A pinned caller's lower triangle goes the small trip up to 4 MiB (d n
+  // <= 724): on an H100 cuSOLVER-on-pinned / hqr at d L 384 and 512 went
+  // from 0.89-0.95 (the general pinned trip) to 0.94-1.03, the inputs'
+  // host copy (2 MiB at 512) ending within the device's 0.25 ms
+  // (bench/results/pinned-small-NVIDIA-H100-80GB-HBM3-2026-12-05.txt).
+  static constexpr std::size_t square_bytes = std::size_t(4) << 20;
   bool init(Context &c, lint n, T *d, std::size_t *work_bytes) {
     *work_bytes = 0;
     if (!solver.init(c.solver, n, d, n)) return false;
@@ -110,7 +117,7 @@ template <class T> struct OneTripPotrf {
   }
   bool run(Context &c, lint n, T *d, void *work, int *dinfo) {
     if (!ok(solver.run(c.solver, false, n, d, n, work, dinfo))) return false;
-    flag_nan_pivot<<<grid_for(n), 256, 0, c.compute_stream>>>(n, dv(d), n, dinfo);
+    if (flag_nan) flag_nan_pivot<<<grid_for(n), 256, 0, c.compute_stream>>>(n, dv(d), n, dinfo);
     return ok(cudaGetLastError()) &&
            (!log_det || ok(launch_log_diagonal_sum(c.compute_stream, n, d, n, reinterpret_cast<double *>(value_slot))));
   }

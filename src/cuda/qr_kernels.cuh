@@ -6,7 +6,8 @@
 // reflectors, the setup of the larft T from V**H V, the identity where a
 // reflector's tau is zero, max |a_ij| (LAPACK's xLANGE 'M') and identity
 // blocks; and the triangle mirror that the upper Cholesky factors of
-// geqrf's panels and of potrf's diagonal blocks use. In an unnamed
+// geqrf's panels and of potrf's diagonal blocks use (with the NaN pivot
+// test that potrf's INFO needs). In an unnamed
 // namespace: each translation unit gets its own copy, as the kernels are
 // small.
 #pragma once
@@ -43,6 +44,11 @@ __device__ inline bool is_zero(float x) { return x == 0.f; }
 __device__ inline bool is_zero(double x) { return x == 0.; }
 __device__ inline bool is_zero(cuFloatComplex x) { return x.x == 0.f && x.y == 0.f; }
 __device__ inline bool is_zero(cuDoubleComplex x) { return x.x == 0. && x.y == 0.; }
+// A NaN real part (a Cholesky pivot: LAPACK's xPOTRF stops at one).
+__device__ inline bool nan_real(float x) { return isnan(x); }
+__device__ inline bool nan_real(double x) { return isnan(x); }
+__device__ inline bool nan_real(cuFloatComplex x) { return isnan(x.x); }
+__device__ inline bool nan_real(cuDoubleComplex x) { return isnan(x.x); }
 __device__ inline float dev_inv(float x) { return 1.f / x; }
 __device__ inline double dev_inv(double x) { return 1. / x; }
 __device__ inline cuFloatComplex dev_inv(cuFloatComplex x) { return cuCdivf(make_cuFloatComplex(1.f, 0.f), x); }
