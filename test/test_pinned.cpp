@@ -186,9 +186,12 @@ template <class F> std::string verbose_lines(F &&call) {
     call();
     return "";
   }
-  hqr_set_verbose(1);
+  // hqr_set_verbose switches level 1 on and off; HQR_VERBOSE=2 (the trips'
+  // phase lines in the log) is left as it is.
+  const bool quiet = !std::getenv("HQR_VERBOSE") || std::atoi(std::getenv("HQR_VERBOSE")) == 0;
+  if (quiet) hqr_set_verbose(1);
   call();
-  hqr_set_verbose(std::getenv("HQR_VERBOSE") ? std::atoi(std::getenv("HQR_VERBOSE")) : 0);
+  if (quiet) hqr_set_verbose(0);
   std::fflush(stderr);
   dup2(saved, 2);
   close(saved);
