@@ -42,12 +42,16 @@ bool PinnedBuffer::reserve(std::size_t bytes) {
     return false;
   }
   bytes_ = bytes;
+  if (!ok(cudaHostGetDevicePointer(&device_, ptr_, 0))) {
+    device_ = nullptr;
+    (void)cudaGetLastError();
+  }
   return true;
 }
 
 void PinnedBuffer::release() {
   if (ptr_) cudaFreeHost(ptr_);
-  ptr_ = nullptr;
+  ptr_ = device_ = nullptr;
   bytes_ = 0;
 }
 

@@ -53,10 +53,13 @@ class PinnedBuffer {
   bool reserve(std::size_t bytes);
   void release();
   void *get() const { return ptr_; }
+  // The buffer as kernels address it (mapped pinned memory), asked of the
+  // driver once when it is allocated; nullptr where kernels cannot reach it.
+  void *device() const { return device_; }
   std::size_t size() const { return bytes_; }
 
  private:
-  void *ptr_ = nullptr;
+  void *ptr_ = nullptr, *device_ = nullptr;
   std::size_t bytes_ = 0;
 };
 

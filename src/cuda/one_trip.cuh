@@ -743,8 +743,8 @@ bool one_trip_pinned_lower(Context &c, R &routine, lint n, T *a, lint lda, unsig
   if (!range.pinned || !range.writable || !range.device) return false;
   T *in = static_cast<T *>(c.staging_memory.get());
   Report *host_report = reinterpret_cast<Report *>(static_cast<char *>(c.staging_memory.get()) + report_at);
-  Report *home = static_cast<Report *>(pinned_range(host_report, sizeof(Report)).device);
-  if (!home) return false;
+  if (!c.staging_memory.device()) return false;
+  Report *home = reinterpret_cast<Report *>(static_cast<char *>(c.staging_memory.device()) + report_at);
   std::size_t work_bytes = 0;
   bool fine = !fault::hit(Point::alloc) && c.matrix.reserve(std::size_t(n) * n * sizeof(T));
   T *sq = static_cast<T *>(c.matrix.get());

@@ -7,9 +7,8 @@
 // reflector's tau is zero, max |a_ij| (LAPACK's xLANGE 'M') and identity
 // blocks; and the triangle mirror that the upper Cholesky factors of
 // geqrf's panels and of potrf's diagonal blocks use (with the NaN pivot
-// test that potrf's INFO needs). In an unnamed
-// namespace: each translation unit gets its own copy, as the kernels are
-// small.
+// test that potrf's INFO needs). In an unnamed namespace: each translation
+// unit gets its own copy, as the kernels are small.
 #pragma once
 
 #include <cuComplex.h>
