@@ -187,17 +187,28 @@ for f in ${GPU_CHECK_NODE_APPLY_FAULTS:-alloc copy:9 sync:4 kernel:20}; do
   qr_node_run "gels-fault-$f" gels 'gels_blocks*' HQR_FAULT=$f
   qr_node_run "orgqr-fault-$f" '(or|un)gqr' 'orgqr_blocks*' HQR_FAULT=$f
 done
-# xGELS with B beside A: a sync fault at every step of the first call in
-# turn, so that some land while B's columns are stored (the CPU then
-# applies Q**H to B's columns not stored: "B's last columns on the CPU").
-bad=0 late=0
-for n in $(seq 1 "${GPU_CHECK_NODE_GELS_SYNCS:-40}"); do
-  log="$out/node-qr-gels-sync-$n.log"
-  HQR_FAULT=sync:$n HQR_DEVICE=all HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gels_blocks<double>' \
-    build/test/test_qr >"$log" 2>&1 || { bad=$((bad + 1)); fail=1; echo "over $gpus GPUs, HQR_FAULT=sync:$n gels_blocks<double>: FAILED"; }
-  late=$((late + $(grep -c "B's last columns on the CPU" "$log")))
-done
-echo "over $gpus GPUs, HQR_FAULT=sync:1..${GPU_CHECK_NODE_GELS_SYNCS:-40} gels_blocks<double>: $bad failed, $late calls finished B's last columns on the CPU"
+# xGELS over the set under a sync or a copy fault at each step of its
+# first four calls in turn (trans N with B beside A, then trans T, whose
+# B goes through xORMQR over the set afterwards), 8 runs at a time. Some
+# must land while B's columns are stored: the CPU then applies Q to B's
+# columns not stored ("B's last columns on the CPU"; with 2 members of one
+# H200, copy:121-136 and 175-193, sync:188-202 did).
+gels_fault() {
+  local log="$out/node-qr-gels-$1-$2.log"
+  HQR_FAULT=$1:$2 HQR_DEVICE=all HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gels_blocks<double>' \
+    build/test/test_qr >"$log" 2>&1
+  echo "$1:$2 rc=$? late=$(grep -c "B's last columns on the CPU" "$log")"
+}
+export -f gels_fault
+export out
+last=${GPU_CHECK_NODE_GELS_STEPS:-240}
+{ for n in $(seq 1 "$last"); do echo "sync $n"; echo "copy $n"; done; } |
+  xargs -P 8 -n 2 bash -c 'gels_fault "$0" "$1"' >"$out/node-qr-gels-faults.txt"
+bad=$(grep -vc ' rc=0 ' "$out/node-qr-gels-faults.txt")
+late=$(awk -F'late=' '{ s += $2 } END { print s + 0 }' "$out/node-qr-gels-faults.txt")
+[ "$bad" -eq 0 ] || { fail=1; grep -v ' rc=0 ' "$out/node-qr-gels-faults.txt" | sed "s/^/over $gpus GPUs, gels_blocks<double> FAILED under HQR_FAULT=/"; }
+[ "$late" -gt 0 ] || { fail=1; echo "over $gpus GPUs, gels_blocks<double>: no fault landed in B's stores"; }
+echo "over $gpus GPUs, HQR_FAULT=sync:1..$last and copy:1..$last gels_blocks<double>: $bad failed, $late calls finished B's last columns on the CPU"
 # Out of core over the set (HQR_GPU_MEMORY too small for the members'
 # shares; HQR_NB=32 so that test_qr's orders hold several panels): windows,
 # each updated by xORMQR over the set and factored by the set's schedule;
