@@ -352,11 +352,21 @@ template <class T> bool pinned_plan(const Travel<T> &up, const Travel<T> &down, 
 
 // Block b of a pinned caller into x (leading dimension b.m) by DMA: all of
 // it, or the staircase of column groups that holds its triangle or
-// trapezoid (each group from its diagonal block down, or up to it).
+// trapezoid (each group from its diagonal block down, or up to it). At
+// most eight groups, 128 columns for 16-byte elements and 256 for the
+// rest: each copy costs a few us of its own, and halving a group saves
+// its (w/2)^2 elements above the diagonal, which pays only where those
+// are 16 bytes each. zpotrf L 256 with 128-column groups, against
+// cuSOLVER on the same pinned buffer: 0.91-0.94 -> 0.97-1.01 (H200),
+// 0.88-0.92 -> 0.97-0.99 (H100, the same machine, alternated); dpotrf L
+// 256 lost with them (1.03-1.04 -> 0.98-1.01, H200)
+// (bench/results/history/pinned-tuning-NVIDIA-H200-2026-12-05.txt,
+// bench/results/history/pinned-zstair-NVIDIA-H100-80GB-HBM3-2026-12-06.txt).
 template <class T> bool dma_in(const Block<T> &b, T *x, cudaStream_t st) {
   const std::size_t e = sizeof(T);
   if (b.n == 1) return ok(cudaMemcpyAsync(x, b.a, std::size_t(b.m) * e, cudaMemcpyHostToDevice, st));
-  const lint w = b.layout == Layout::full ? b.n : std::max<lint>(256, ((b.n + 7) / 8 + 31) / 32 * 32);
+  constexpr lint group = sizeof(T) == 16 ? 128 : 256;
+  const lint w = b.layout == Layout::full ? b.n : std::max<lint>(group, ((b.n + 7) / 8 + 31) / 32 * 32);
   for (lint j0 = 0; j0 < b.n; j0 += w) {
     const lint j1 = std::min(b.n, j0 + w), r0 = b.layout == Layout::lower ? j0 : 0;
     const lint rows = b.layout == Layout::full ? b.m : b.layout == Layout::lower ? b.m - j0 : j1;
