@@ -428,17 +428,20 @@ template <class T> static void run_gels(int m, int n, int nrhs, int reps, long c
   CK(cudaMallocHost(&pb, cb * sizeof(T)));
   CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   ha = pa, hb = pb;
-  const double h_pin = timed(reps, reset, [&] { lapack(hqr_fn); });
   CK(cusolverDnSetStream(solver, stream));
   CK(cublasSetStream(cublas, stream));
-  const double on_pin = timed(reps, reset, [&] {
-    CK(cudaMemcpy2DAsync(dA, m * sizeof(T), pa, m * sizeof(T), m * sizeof(T), n, cudaMemcpyHostToDevice, stream));
-    CK(cudaMemcpy2DAsync(dB, m * sizeof(T), pb, m * sizeof(T), m * sizeof(T), nrhs, cudaMemcpyHostToDevice, stream));
-    solve(dA, dB);
-    CK(cudaMemcpy2DAsync(pa, m * sizeof(T), dA, m * sizeof(T), m * sizeof(T), n, cudaMemcpyDeviceToHost, stream));
-    CK(cudaMemcpy2DAsync(pb, m * sizeof(T), dB, m * sizeof(T), m * sizeof(T), nrhs, cudaMemcpyDeviceToHost, stream));
-    CK(cudaStreamSynchronize(stream));
-  });
+  const auto [h_pin, on_pin] = paired_medians(
+      reps, reset, [&] { lapack(hqr_fn); },
+      [&] {
+        CK(cudaMemcpy2DAsync(dA, m * sizeof(T), pa, m * sizeof(T), m * sizeof(T), n, cudaMemcpyHostToDevice, stream));
+        CK(cudaMemcpy2DAsync(dB, m * sizeof(T), pb, m * sizeof(T), m * sizeof(T), nrhs, cudaMemcpyHostToDevice,
+                             stream));
+        solve(dA, dB);
+        CK(cudaMemcpy2DAsync(pa, m * sizeof(T), dA, m * sizeof(T), m * sizeof(T), n, cudaMemcpyDeviceToHost, stream));
+        CK(cudaMemcpy2DAsync(pb, m * sizeof(T), dB, m * sizeof(T), m * sizeof(T), nrhs, cudaMemcpyDeviceToHost,
+                             stream));
+        CK(cudaStreamSynchronize(stream));
+      });
   CK(cusolverDnSetStream(solver, nullptr));
   CK(cublasSetStream(cublas, nullptr));
   CK(cudaStreamDestroy(stream));

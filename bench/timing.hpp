@@ -65,6 +65,25 @@ inline double median_time(int reps, const std::function<void()> &refill, const s
   return median(t);
 }
 
+// The medians of `reps` timed runs of a and of b after a warm-up of each,
+// run in pairs whose order swaps every round, refill() (not timed) before
+// each run: a pair of peers sees the same GPU clocks and host state. Timed
+// one after the other (a's reps, then b's), hqr's median of 21 at n = 256
+// moved by up to 40% between runs seconds apart while the peer's moved 10%
+// (spotri U 256 with a pinned caller, H200, session 54).
+inline std::pair<double, double> paired_medians(int reps, const std::function<void()> &refill,
+                                                const std::function<void()> &a, const std::function<void()> &b) {
+  std::vector<double> ta, tb;
+  for (int r = 0; r <= reps; ++r)
+    for (int k = 0; k < 2; ++k) {
+      const bool run_a = (k == 0) == (r % 2 == 0);
+      refill();
+      const double s = seconds(run_a ? a : b);
+      if (r > 0) (run_a ? ta : tb).push_back(s);
+    }
+  return {median(ta), median(tb)};
+}
+
 // Whether a GPU is there; the benchmark programs print one line and exit 0
 // where none is (a build machine), so that scripts around them still run.
 inline bool gpu_present(const char *program) {
@@ -78,7 +97,7 @@ inline bool gpu_present(const char *program) {
 // m-by-n a0 (leading dimension m), and the peer on that same buffer: a 2D
 // copy up into dA on a stream, `work` queued on it (use_stream(s) points
 // the libraries at s; use_stream(nullptr) back), the copy back,
-// synchronised. The medians of `reps` runs after a warm-up each.
+// synchronised. The medians of `reps` runs after a warm-up each, paired.
 template <class T>
 std::pair<double, double> on_pinned(const std::vector<T> &a0, int m, int n, T *dA, int reps,
                                     const std::function<void(T *)> &hqr, const std::function<void()> &work,
@@ -89,14 +108,15 @@ std::pair<double, double> on_pinned(const std::vector<T> &a0, int m, int n, T *d
   CK(cudaMallocHost(reinterpret_cast<void **>(&pa), bytes));
   CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   auto refill = [&] { std::copy(a0.begin(), a0.end(), pa); };
-  const double h = median_time(reps, refill, [&] { hqr(pa); });
   use_stream(stream);
-  const double peer = median_time(reps, refill, [&] {
-    CK(cudaMemcpy2DAsync(dA, pitch, pa, pitch, pitch, n, cudaMemcpyHostToDevice, stream));
-    work();
-    CK(cudaMemcpy2DAsync(pa, pitch, dA, pitch, pitch, n, cudaMemcpyDeviceToHost, stream));
-    CK(cudaStreamSynchronize(stream));
-  });
+  const auto [h, peer] = paired_medians(
+      reps, refill, [&] { hqr(pa); },
+      [&] {
+        CK(cudaMemcpy2DAsync(dA, pitch, pa, pitch, pitch, n, cudaMemcpyHostToDevice, stream));
+        work();
+        CK(cudaMemcpy2DAsync(pa, pitch, dA, pitch, pitch, n, cudaMemcpyDeviceToHost, stream));
+        CK(cudaStreamSynchronize(stream));
+      });
   use_stream(nullptr);
   CK(cudaStreamDestroy(stream));
   CK(cudaFreeHost(pa));
