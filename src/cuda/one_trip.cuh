@@ -673,7 +673,7 @@ template <class T, class R> struct OnTriangle {
 // P's copy down and its word, unpacking, packing again, the store) for a
 // device routine of 0.12 ms (d L 256 on the H200: 0.18 ms against 0.14
 // for cuSOLVER called on the same pinned buffer,
-// bench/results/pinned-NVIDIA-H200-2026-11-28.txt). A lower triangle needs
+// bench/results/history/pinned-NVIDIA-H200-2026-11-28.txt). A lower triangle needs
 // none of that: the DMA lands in the routine's square itself (leading
 // dimension n, whatever it carries above the diagonal is never read), the
 // routine runs there, and one kernel checks the routine's report, sends

@@ -37,7 +37,7 @@ constexpr long kMinGpuOrder = 256;
 // the smallest order (H200: the QR family's 384 to 256; potrf and the
 // inverses stay at 256). At 0.75 (384 to 288) a pinned dgeqrf and dgels of
 // 256 stayed on the CPU, 1.3-2.6 ms against cuSOLVER's 0.7-0.8 on the same
-// pinned buffer (bench/results/pinned-NVIDIA-H200-2026-11-28.txt).
+// pinned buffer (bench/results/history/pinned-NVIDIA-H200-2026-11-28.txt).
 // Only calls in between ask the driver (pinned.hpp).
 constexpr double kPinnedCrossover = 0.6;
 // The crossover is searched on these orders; past the last one the CPU is
