@@ -5,7 +5,9 @@
 // and lda > n, each with the default block size and with HQR_NB = 32 (so the
 // hybrid path, run with HQR_GPU_MIN_N=0 on a GPU machine, takes many blocks
 // and a ragged last one); padding and unreferenced entries unchanged byte
-// for byte; INFO for singular triangles equal to the reference LAPACK's.
+// for byte; INFO for singular triangles equal to the reference LAPACK's;
+// xPOTRI of one order called again and again (a GPU replays the small
+// trip's graph).
 // With HQR_GPU_MIN_N=0 on a GPU machine every call must end on a GPU path,
 // and with several GPUs every GPU must work once the order spans a block
 // for each (GpuPathCheck).
@@ -68,32 +70,48 @@ template <class T> void assert_real_diagonal(const Matrix<T> &a, const std::stri
 
 // ---- potri ------------------------------------------------------------------
 
-// DPOT03: ||I - A*inv(A)||_1 / (n ||A||_1 ||inv(A)||_1 eps).
+// DPOT03: ||I - A*inv(A)||_1 / (n ||A||_1 ||inv(A)||_1 eps), for one
+// fresh Hermitian positive definite matrix.
+template <class T> void potri_case(char uplo, lint n, lint lda, int nb, const std::string &ctx) {
+  Matrix<T> full = random_hpd<T>(n, lda);
+  Matrix<T> a = with_spare_column(full);
+  scramble_other_triangle(a, uplo);
+  const Matrix<T> a0 = a;
+  assert_info(potrf<T>(uplo, n, a.ptr(), lda), 0, ctx + " (potrf)");
+  const GpuPathCheck path;
+  assert_info(potri<T>(uplo, n, a.ptr(), lda), 0, ctx);
+  path.expect(n, node_block(nb), ctx.c_str());
+  assert_unchanged_outside(a0, a, uplo, ctx);
+  assert_real_diagonal(a, ctx);
+  if (n == 0) return;
+  Matrix<T> am = block(full, n, n);
+  Matrix<T> inv = hermitian(block(a, n, n), uplo);
+  Matrix<T> w = identity<T>(n);
+  subtract_product(w, am, 'N', inv, 'N');
+  assert_ratio(norm_one(w) / (double(n) * norm_one(am) * norm_one(inv) * eps<T>()), ctx);
+}
+
 template <class T, char Uplo> void potri_residual(void **) {
   for_block_sizes([](int nb) {
     for (lint n : sizes())
       for (lint pad : kPads) {
         const lint lda = std::max<lint>(1, n) + pad;
-        const std::string ctx =
-            context("%cpotri uplo=%c n=%ld lda=%ld nb=%d", prefix<T>(), Uplo, long(n), long(lda), nb);
-        Matrix<T> full = random_hpd<T>(n, lda);
-        Matrix<T> a = with_spare_column(full);
-        scramble_other_triangle(a, Uplo);
-        const Matrix<T> a0 = a;
-        assert_info(potrf<T>(Uplo, n, a.ptr(), lda), 0, ctx + " (potrf)");
-        const GpuPathCheck path;
-        assert_info(potri<T>(Uplo, n, a.ptr(), lda), 0, ctx);
-        path.expect(n, node_block(nb), ctx.c_str());
-        assert_unchanged_outside(a0, a, Uplo, ctx);
-        assert_real_diagonal(a, ctx);
-        if (n == 0) continue;
-        Matrix<T> am = block(full, n, n);
-        Matrix<T> inv = hermitian(block(a, n, n), Uplo);
-        Matrix<T> w = identity<T>(n);
-        subtract_product(w, am, 'N', inv, 'N');
-        assert_ratio(norm_one(w) / (double(n) * norm_one(am) * norm_one(inv) * eps<T>()), ctx);
+        potri_case<T>(Uplo, n, lda, nb,
+                      context("%cpotri uplo=%c n=%ld lda=%ld nb=%d", prefix<T>(), Uplo, long(n), long(lda), nb));
       }
   });
+}
+
+// The same order again and again, both uplo: on a GPU the small trip's
+// routine is captured as a graph at its second call and replayed from the
+// third (one_trip.cuh, run_routine); each call's inverse is checked on its
+// own fresh matrix, so a replay that kept anything of an earlier call fails.
+template <class T> void potri_repeated(void **) {
+  for (lint n : {64, 257})
+    for (int k = 0; k < 4; ++k)
+      for (char uplo : {'L', 'U'})
+        potri_case<T>(uplo, n, n + k % 2, 0,
+                      context("%cpotri uplo=%c n=%ld call %d", prefix<T>(), uplo, long(n), k + 1));
 }
 
 // A Cholesky factor with a zero on its diagonal: INFO = that position (the
@@ -415,7 +433,7 @@ template <class T> void by_halves(void **) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      ALL_TYPES_UPLO(potri_residual),       ALL_TYPES(potri_singular_factor), ALL_TYPES_UPLO_DIAG(trtri_residual),
+      ALL_TYPES_UPLO(potri_residual),       ALL_TYPES(potri_repeated), ALL_TYPES(potri_singular_factor), ALL_TYPES_UPLO_DIAG(trtri_residual),
       ALL_TYPES(trtri_singular),            ALL_TYPES(trtri_nan_info),        ALL_TYPES_UPLO(lauum_product),
       ALL_TYPES_UPLO_DIAG(cpu_trti2_residual), ALL_TYPES_UPLO(cpu_lauu2_product), ALL_TYPES(finish_from_stored_lines),
       ALL_TYPES(by_halves),

@@ -9,11 +9,13 @@
 #include <cusolverDn.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "host/copy_pool.hpp"
 
@@ -96,6 +98,15 @@ struct Context {
   // The small geqrf's lanes (panel_qr.cuh): [0] and [1] its gemms done, by
   // the parity of the panel; [2] a panel done.
   cudaEvent_t small_qr_events[3] = {};
+  // Small trips' triangle routines as CUDA graphs (one_trip.cuh), oldest
+  // first: the key's uses so far, and its graph once captured (none where
+  // the capture failed: that key runs launch by launch).
+  struct Graph {
+    std::array<std::uintptr_t, 6> key;
+    int uses;
+    cudaGraphExec_t exec;
+  };
+  std::vector<Graph> graphs;
 
   DeviceBuffer matrix;     // the operand (one copy)
   DeviceBuffer workspace;  // O(n*nb) scratch

@@ -770,6 +770,8 @@ template <class T> struct OneTripInverse {
   const char *refused = "singular on the device: LAPACK computes it";
   lint order = 0;  // N: u and x are N by N
   std::size_t square() const { return (std::size_t(order) * order * sizeof(T) + 255) / 256 * 256; }
+  // Its launches depend on op, unit and n alone: one_trip.cuh replays them as a graph.
+  unsigned graph_key() const { return unsigned(op) << 1 | unsigned(unit); }
   bool init(Context &, lint n, T *, std::size_t *work_bytes) {
     order = op == Op::lauum ? n : 32;
     while (order < n) order *= 2;

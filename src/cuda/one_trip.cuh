@@ -38,6 +38,8 @@
 #include <cstring>
 #include <initializer_list>
 #include <thread>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "cuda/context.hpp"
@@ -631,6 +633,68 @@ template <class S> __global__ void packed_lower(int64_t n, S *p, bool upper, S *
   }
 }
 
+// ---- A triangle routine's launches as one graph -----------------------------
+//
+// A small trip's triangle inverse is a dozen launches (potri 256: eleven,
+// seven of them cuBLAS's), each queued by the calling thread, and the trip
+// is then as fast as that thread: on one H100 host spotri U 256 with a
+// pinned caller took 0.13-0.14 ms in some processes and 0.16-0.25 ms in
+// others, the same all through a process, its device steps longer by as
+// much as its host set-up (the device waiting for the launches), with or
+// without busy loops on every core, while cuSOLVER on the same buffer kept
+// 0.14 (bench/results/history/pinned-spread-NVIDIA-H100-80GB-HBM3-2026-12-06.txt).
+// A routine that declares graph_key() (what, besides n and its buffers,
+// decides its launches) is captured into a graph the second time a key
+// comes (a single call does not pay for the capture), and replayed by one
+// launch from then on: spotri U 256, six processes on one H100, 0.11-0.12
+// ms (cuSOLVER-on-pinned / hqr 1.21-1.31) against 0.14-0.22 (0.65-1.00);
+// dpotri L 1024 3.2-3.4 -> 3.8-4.0
+// (bench/results/history/pinned-graph-NVIDIA-H100-80GB-HBM3-2026-12-06.txt). Each context keeps the last kGraphs keys. A capture
+// that fails (a library call that cannot be captured) leaves its key
+// without a graph: it runs launch by launch.
+constexpr std::size_t kGraphs = 16;
+template <class R> constexpr auto has_graph_key(int) -> decltype(std::declval<R &>().graph_key(), true) {
+  return true;
+}
+template <class R> constexpr bool has_graph_key(long) { return false; }
+
+template <class T, class R> bool run_routine(Context &c, R &routine, lint n, T *d, void *work, int *dinfo) {
+  if constexpr (!has_graph_key<R>(0)) {
+    return routine.run(c, n, d, work, dinfo);
+  } else {
+    auto bits = [](const void *p) { return reinterpret_cast<std::uintptr_t>(p); };
+    const std::array<std::uintptr_t, 6> key{bits(&typeid(R)), std::uintptr_t(routine.graph_key()), std::uintptr_t(n),
+                                           bits(d), bits(work), bits(dinfo)};
+    const cudaStream_t st = c.compute_stream;
+    auto g = std::find_if(c.graphs.begin(), c.graphs.end(), [&](const Context::Graph &x) { return x.key == key; });
+    if (g == c.graphs.end()) {
+      if (c.graphs.size() == kGraphs) {
+        if (c.graphs.front().exec) cudaGraphExecDestroy(c.graphs.front().exec);
+        c.graphs.erase(c.graphs.begin());
+      }
+      c.graphs.push_back({key, 0, nullptr});
+      g = c.graphs.end() - 1;
+    }
+    if (++g->uses == 2) {  // the second call: captured
+      cudaGraph_t graph = nullptr;
+      if (ok(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal))) {
+        const bool queued = routine.run(c, n, d, work, dinfo);
+        if (ok(cudaStreamEndCapture(st, &graph)) && queued && graph &&
+            !ok(cudaGraphInstantiate(&g->exec, graph, 0)))
+          g->exec = nullptr;
+        if (graph) cudaGraphDestroy(graph);
+      }
+      (void)cudaGetLastError();  // a failed capture leaves nothing queued and no error behind
+      if (config::verbose_level() >= 2)
+        std::fprintf(stderr, "hqr: %s n=%ld %s\n", routine.name, long(n),
+                     g->exec ? "captured as a graph" : "not captured: launch by launch");
+    }
+    if (!g->exec) return routine.run(c, n, d, work, dinfo);
+    if (config::verbose_level() >= 2) std::fprintf(stderr, "hqr: %s n=%ld from its graph\n", routine.name, long(n));
+    return ok(cudaGraphLaunch(g->exec, st));
+  }
+}
+
 // A triangle routine R on the lower triangle of an n-by-n d (leading
 // dimension n), as a one trip of the caller's triangle:
 //   const char *name, *refused;
@@ -656,7 +720,7 @@ template <class T, class R> struct OnTriangle {
       return ok(cudaGetLastError());
     };
     give_value_slot(routine, &report->value, 0);
-    return convert(false) && routine.run(c, n, d, work, &report->info) && convert(true);
+    return convert(false) && run_routine(c, routine, n, d, work, &report->info) && convert(true);
   }
   // A routine with a member `unsigned long long *value_slot` gets the
   // report's value (device memory) to write a result of its own into.
@@ -772,7 +836,7 @@ bool one_trip_pinned_lower(Context &c, R &routine, lint n, T *a, lint lda, unsig
   const bool nan_pivot = take_nan_flag(routine, 0);
   const Clock::time_point t0 = Clock::now();
   fine = marks.valid() && mark(0) && dma_in(b, sq, st) && !fault::hit(Point::copy) && mark(1) &&
-         routine.run(c, n, sq, c.workspace.get(), &report->info) && mark(2) && !fault::hit(Point::kernel);
+         run_routine(c, routine, n, sq, c.workspace.get(), &report->info) && mark(2) && !fault::hit(Point::kernel);
   if (fine) b.copy(0, n, in, true, false);  // the inputs, while the device works
   bool storing = false;
   if (fine) {
