@@ -433,8 +433,9 @@ template <class T> void by_halves(void **) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      ALL_TYPES_UPLO(potri_residual),       ALL_TYPES(potri_repeated), ALL_TYPES(potri_singular_factor), ALL_TYPES_UPLO_DIAG(trtri_residual),
-      ALL_TYPES(trtri_singular),            ALL_TYPES(trtri_nan_info),        ALL_TYPES_UPLO(lauum_product),
+      ALL_TYPES_UPLO(potri_residual),       ALL_TYPES(potri_repeated),        ALL_TYPES(potri_singular_factor),
+      ALL_TYPES_UPLO_DIAG(trtri_residual),  ALL_TYPES(trtri_singular),        ALL_TYPES(trtri_nan_info),
+      ALL_TYPES_UPLO(lauum_product),
       ALL_TYPES_UPLO_DIAG(cpu_trti2_residual), ALL_TYPES_UPLO(cpu_lauu2_product), ALL_TYPES(finish_from_stored_lines),
       ALL_TYPES(by_halves),
   };

@@ -649,9 +649,10 @@ template <class S> __global__ void packed_lower(int64_t n, S *p, bool upper, S *
 // launch from then on: spotri U 256, six processes on one H100, 0.11-0.12
 // ms (cuSOLVER-on-pinned / hqr 1.21-1.31) against 0.14-0.22 (0.65-1.00);
 // dpotri L 1024 3.2-3.4 -> 3.8-4.0
-// (bench/results/history/pinned-graph-NVIDIA-H100-80GB-HBM3-2026-12-06.txt). Each context keeps the last kGraphs keys. A capture
-// that fails (a library call that cannot be captured) leaves its key
-// without a graph: it runs launch by launch.
+// (bench/results/history/pinned-graph-NVIDIA-H100-80GB-HBM3-2026-12-06.txt).
+// Each context keeps the last kGraphs keys. A capture that fails (a library
+// call that cannot be captured) leaves its key without a graph: it runs
+// launch by launch.
 constexpr std::size_t kGraphs = 16;
 template <class R> constexpr auto has_graph_key(int) -> decltype(std::declval<R &>().graph_key(), true) {
   return true;
