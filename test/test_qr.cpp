@@ -131,36 +131,54 @@ template <class T> void assert_lapack_reflectors(const Matrix<T> &qr, const std:
 
 // ---- geqrf + orgqr ----------------------------------------------------------
 
+// One geqrf of a fresh random m-by-n matrix (leading dimension lda); with
+// on_gpu, it must end on a GPU path where the tests force that.
 // DQRT01: ||R - Q^H A||_1 / (max(1,m) ||A||_1 eps), ||I - Q^H Q||_1 / (max(1,m) eps)
 // with the full m-by-m Q; DQRT02 with the economical m-by-n Q when m >= n.
+template <class T> void geqrf_case(lint m, lint n, lint lda, const std::string &ctx, bool on_gpu = false) {
+  const lint k = std::min(m, n);
+  const Matrix<T> a0 = random_matrix<T>(m, n, lda);
+  Matrix<T> a = a0;
+  const GpuPathCheck path;
+  std::vector<T> tau = factor(a, ctx);
+  if (on_gpu) path.expect(k, lint(1) << 30, ctx.c_str());
+  lint bi, bj;
+  if (!unchanged_where(a0, a, [](lint, lint) { return false; }, &bi, &bj))
+    fail_msg("%s: padding A(%ld,%ld) was changed", ctx.c_str(), long(bi), long(bj));
+  assert_lapack_reflectors(a, tau, ctx);
+  if (m == 0) return;
+
+  Matrix<T> q = form_q(a, tau, m, k, ctx);
+  Matrix<T> r = upper_trapezoid(block(a, m, n));
+  subtract_product(r, q, 'C', block(a0, m, n), 'N');
+  if (n > 0) assert_ratio(norm_one(r) / (double(m) * norm_one(block(a0, m, n)) * eps<T>()), ctx + " R - Q^H A");
+  assert_ratio(orthogonality(block(q, m, m)), ctx + " I - Q^H Q");
+
+  if (m >= n && n > 0) {  // economical Q1 (m x n): A - Q1 R1
+    Matrix<T> q1 = form_q(a, tau, n, n, ctx + " economical");
+    Matrix<T> d = block(a0, m, n);
+    subtract_product(d, block(q1, m, n), 'N', upper_trapezoid(block(a, n, n)), 'N');
+    assert_ratio(norm_one(d) / (double(m) * norm_one(block(a0, m, n)) * eps<T>()), ctx + " A - Q1 R1");
+    assert_ratio(orthogonality(block(q1, m, n)), ctx + " I - Q1^H Q1");
+  }
+}
 template <class T> void geqrf_residual(void **) {
   for (const Shape &s : kShapes)
     for (lint pad : kPads) {
-      const lint m = s.m, n = s.n, k = std::min(m, n), lda = std::max<lint>(1, m) + pad;
-      const std::string ctx = context("%cgeqrf m=%ld n=%ld lda=%ld", prefix<T>(), long(m), long(n), long(lda));
-      const Matrix<T> a0 = random_matrix<T>(m, n, lda);
-      Matrix<T> a = a0;
-      std::vector<T> tau = factor(a, ctx);
-      lint bi, bj;
-      if (!unchanged_where(a0, a, [](lint, lint) { return false; }, &bi, &bj))
-        fail_msg("%s: padding A(%ld,%ld) was changed", ctx.c_str(), long(bi), long(bj));
-      assert_lapack_reflectors(a, tau, ctx);
-      if (m == 0) continue;
-
-      Matrix<T> q = form_q(a, tau, m, k, ctx);
-      Matrix<T> r = upper_trapezoid(block(a, m, n));
-      subtract_product(r, q, 'C', block(a0, m, n), 'N');
-      if (n > 0) assert_ratio(norm_one(r) / (double(m) * norm_one(block(a0, m, n)) * eps<T>()), ctx + " R - Q^H A");
-      assert_ratio(orthogonality(block(q, m, m)), ctx + " I - Q^H Q");
-
-      if (m >= n && n > 0) {  // economical Q1 (m x n): A - Q1 R1
-        Matrix<T> q1 = form_q(a, tau, n, n, ctx + " economical");
-        Matrix<T> d = block(a0, m, n);
-        subtract_product(d, block(q1, m, n), 'N', upper_trapezoid(block(a, n, n)), 'N');
-        assert_ratio(norm_one(d) / (double(m) * norm_one(block(a0, m, n)) * eps<T>()), ctx + " A - Q1 R1");
-        assert_ratio(orthogonality(block(q1, m, n)), ctx + " I - Q1^H Q1");
-      }
+      const lint lda = std::max<lint>(1, s.m) + pad;
+      geqrf_case<T>(s.m, s.n, lda,
+                    context("%cgeqrf m=%ld n=%ld lda=%ld", prefix<T>(), long(s.m), long(s.n), long(lda)));
     }
+}
+
+// The same shape and buffers call after call: on the GPU the small trip's
+// work is captured as a CUDA graph at the second call and replayed after
+// (src/cuda/one_trip.cuh); each call factors a fresh matrix.
+template <class T> void geqrf_repeated(void **) {
+  for (const Shape &s : {Shape{256, 256}, Shape{300, 200}, Shape{200, 300}})
+    for (int call = 0; call < 4; ++call)
+      geqrf_case<T>(s.m, s.n, s.m + call % 2,
+                    context("%cgeqrf m=%ld n=%ld call %d", prefix<T>(), long(s.m), long(s.n), call + 1), true);
 }
 
 // geqrf with exactly LAPACK's minimum LWORK (the unblocked path).
@@ -442,68 +460,81 @@ Matrix<T> run_gels(char trans, const Matrix<T> &a0, const Matrix<T> &b0, bool mi
 //          that of B(q+1:p, j) as gels returns it;
 //  DQRT14-style (minimum norm): X lies in the row space of op(A):
 //          ||X - P X||_1 / (max(m,n) ||X||_1 eps), P the projector onto it.
+// One gels case of gels_residual; with on_gpu, its solve must end on a GPU
+// path where the tests force that.
+template <class T> void gels_case(lint m, lint n, char trans, lint nrhs, int minimal, bool on_gpu = false) {
+  const lint lda = std::max<lint>(1, m) + 2, ldb = std::max<lint>({1, m, n}) + 3;
+  const lint p = trans == 'N' ? m : n, q = trans == 'N' ? n : m;  // op(A) is p x q
+  const std::string ctx = context("%cgels trans=%c m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld%s", prefix<T>(), trans,
+                                  long(m), long(n), long(nrhs), long(lda), long(ldb),
+                                  minimal ? " minimum lwork" : "");
+  const Matrix<T> a0 = random_matrix<T>(m, n, lda);
+  const Matrix<T> am = block(a0, m, n);
+  const double anorm = norm_one(am);
+  const char op = op_of(trans);
+
+  if (std::min({m, n}) == 0) {  // LAPACK zeroes B(1:max(m,n), 1:nrhs)
+    Matrix<T> b = run_gels(trans, a0, random_matrix<T>(std::max(m, n), nrhs, ldb), minimal, ctx);
+    for (lint j = 0; j < nrhs; ++j)
+      for (lint i = 0; i < std::max(m, n); ++i)
+        if (b(i, j) != T(0)) fail_msg("%s: B(%ld,%ld) not zeroed", ctx.c_str(), long(i + 1), long(j + 1));
+    return;
+  }
+
+  // Consistent right-hand side: B = op(A) X0 (any B when p <= q).
+  Matrix<T> b0 = random_matrix<T>(std::max(m, n), nrhs, ldb);
+  if (p > q) {
+    Matrix<T> bx = product(am, op, random_matrix<T>(q, nrhs), 'N');
+    for (lint j = 0; j < nrhs; ++j)
+      for (lint i = 0; i < p; ++i) b0(i, j) = bx(i, j);
+  }
+  const GpuPathCheck path;
+  Matrix<T> x = block(run_gels(trans, a0, b0, minimal, ctx), q, nrhs);
+  if (on_gpu) path.expect(q, lint(1) << 30, ctx.c_str());
+  Matrix<T> r = block(b0, p, nrhs);
+  subtract_product(r, am, op, x, 'N');
+  assert_ratio(norm_one(r) / (double(std::max(m, n)) * anorm * norm_one(x) * eps<T>()), ctx + " DQRT16");
+
+  if (p < q) {  // minimum norm: X in range(op(A)^H)
+    Matrix<T> basis = column_basis(op == 'N' ? product(am, 'C', identity<T>(m), 'N') : am);
+    Matrix<T> d = x;
+    Matrix<T> coef = product(basis, 'C', x, 'N');
+    subtract_product(d, basis, 'N', coef, 'N');
+    assert_ratio(norm_one(d) / (double(std::max(m, n)) * norm_one(x) * eps<T>()), ctx + " row space");
+  }
+  if (p > q) {  // least squares with an inconsistent right-hand side
+    const Matrix<T> b1 = random_matrix<T>(std::max(m, n), nrhs, ldb);
+    Matrix<T> out = run_gels(trans, a0, b1, minimal, ctx + " (inconsistent)");
+    Matrix<T> x1 = block(out, q, nrhs);
+    Matrix<T> r1 = block(b1, p, nrhs);
+    subtract_product(r1, am, op, x1, 'N');
+    Matrix<T> ar = product(am, op == 'N' ? 'C' : 'N', r1, 'N');
+    assert_ratio(norm_one(ar) / (double(std::max({m, n, nrhs})) * anorm * norm_one(block(b1, p, nrhs)) *
+                                 eps<T>()),
+                 ctx + " DQRT17");
+    for (lint j = 0; j < nrhs; ++j) {
+      double rn = 0, tn = 0, bn = 0;
+      for (lint i = 0; i < p; ++i) rn += std::norm(std::complex<double>(r1(i, j)));
+      for (lint i = q; i < p; ++i) tn += std::norm(std::complex<double>(out(i, j)));
+      for (lint i = 0; i < p; ++i) bn += std::norm(std::complex<double>(b1(i, j)));
+      assert_ratio(std::abs(std::sqrt(rn) - std::sqrt(tn)) / (double(p) * std::sqrt(bn) * eps<T>()),
+                   ctx + context(" residual norm in B(q+1:p, %ld)", long(j + 1)));
+    }
+  }
+}
 template <class T> void gels_residual(void **) {
   for (const GelsCase &g : kGels)
     for (char trans : {'N', trans_h<T>()})
       for (lint nrhs : {1, 3})
-        for (int minimal = 0; minimal < 2; ++minimal) {
-          const lint m = g.m, n = g.n, lda = std::max<lint>(1, m) + 2, ldb = std::max<lint>({1, m, n}) + 3;
-          const lint p = trans == 'N' ? m : n, q = trans == 'N' ? n : m;  // op(A) is p x q
-          const std::string ctx = context("%cgels trans=%c m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld%s", prefix<T>(), trans,
-                                          long(m), long(n), long(nrhs), long(lda), long(ldb),
-                                          minimal ? " minimum lwork" : "");
-          const Matrix<T> a0 = random_matrix<T>(m, n, lda);
-          const Matrix<T> am = block(a0, m, n);
-          const double anorm = norm_one(am);
-          const char op = op_of(trans);
+        for (int minimal = 0; minimal < 2; ++minimal) gels_case<T>(g.m, g.n, trans, nrhs, minimal);
+}
 
-          if (std::min({m, n}) == 0) {  // LAPACK zeroes B(1:max(m,n), 1:nrhs)
-            Matrix<T> b = run_gels(trans, a0, random_matrix<T>(std::max(m, n), nrhs, ldb), minimal, ctx);
-            for (lint j = 0; j < nrhs; ++j)
-              for (lint i = 0; i < std::max(m, n); ++i)
-                if (b(i, j) != T(0)) fail_msg("%s: B(%ld,%ld) not zeroed", ctx.c_str(), long(i + 1), long(j + 1));
-            continue;
-          }
-
-          // Consistent right-hand side: B = op(A) X0 (any B when p <= q).
-          Matrix<T> b0 = random_matrix<T>(std::max(m, n), nrhs, ldb);
-          if (p > q) {
-            Matrix<T> bx = product(am, op, random_matrix<T>(q, nrhs), 'N');
-            for (lint j = 0; j < nrhs; ++j)
-              for (lint i = 0; i < p; ++i) b0(i, j) = bx(i, j);
-          }
-          Matrix<T> x = block(run_gels(trans, a0, b0, minimal, ctx), q, nrhs);
-          Matrix<T> r = block(b0, p, nrhs);
-          subtract_product(r, am, op, x, 'N');
-          assert_ratio(norm_one(r) / (double(std::max(m, n)) * anorm * norm_one(x) * eps<T>()), ctx + " DQRT16");
-
-          if (p < q) {  // minimum norm: X in range(op(A)^H)
-            Matrix<T> basis = column_basis(op == 'N' ? product(am, 'C', identity<T>(m), 'N') : am);
-            Matrix<T> d = x;
-            Matrix<T> coef = product(basis, 'C', x, 'N');
-            subtract_product(d, basis, 'N', coef, 'N');
-            assert_ratio(norm_one(d) / (double(std::max(m, n)) * norm_one(x) * eps<T>()), ctx + " row space");
-          }
-          if (p > q) {  // least squares with an inconsistent right-hand side
-            const Matrix<T> b1 = random_matrix<T>(std::max(m, n), nrhs, ldb);
-            Matrix<T> out = run_gels(trans, a0, b1, minimal, ctx + " (inconsistent)");
-            Matrix<T> x1 = block(out, q, nrhs);
-            Matrix<T> r1 = block(b1, p, nrhs);
-            subtract_product(r1, am, op, x1, 'N');
-            Matrix<T> ar = product(am, op == 'N' ? 'C' : 'N', r1, 'N');
-            assert_ratio(norm_one(ar) / (double(std::max({m, n, nrhs})) * anorm * norm_one(block(b1, p, nrhs)) *
-                                         eps<T>()),
-                         ctx + " DQRT17");
-            for (lint j = 0; j < nrhs; ++j) {
-              double rn = 0, tn = 0, bn = 0;
-              for (lint i = 0; i < p; ++i) rn += std::norm(std::complex<double>(r1(i, j)));
-              for (lint i = q; i < p; ++i) tn += std::norm(std::complex<double>(out(i, j)));
-              for (lint i = 0; i < p; ++i) bn += std::norm(std::complex<double>(b1(i, j)));
-              assert_ratio(std::abs(std::sqrt(rn) - std::sqrt(tn)) / (double(p) * std::sqrt(bn) * eps<T>()),
-                           ctx + context(" residual norm in B(q+1:p, %ld)", long(j + 1)));
-            }
-          }
-        }
+// The same shape call after call, as geqrf_repeated: the small trip's work
+// replays as a graph from the second call on the GPU.
+template <class T> void gels_repeated(void **) {
+  for (const GelsCase &g : {GelsCase{256, 256}, GelsCase{300, 200}, GelsCase{200, 300}})
+    for (char trans : {'N', trans_h<T>()})
+      for (int call = 0; call < 4; ++call) gels_case<T>(g.m, g.n, trans, 1, 0, true);
 }
 
 // ---- ormqr, orgqr and gels over several blocks ----------------------------------
@@ -1289,11 +1320,11 @@ template <class T> void zero_reflectors_as_lapack(void **) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      ALL_TYPES(geqrf_residual),     ALL_TYPES(geqrf_minimum_lwork), ALL_TYPES(geqrf_panels),
-      ALL_TYPES(ormqr_vs_explicit_q),
-      ALL_TYPES(ormqr_quick_return), ALL_TYPES(gels_residual),       ALL_TYPES(lwork_too_small),
-      ALL_TYPES(ormqr_blocks),       ALL_TYPES(orgqr_blocks),        ALL_TYPES(gels_blocks),         ALL_TYPES(gels_blocks_wide),
-      ALL_TYPES(gels_rank_deficient), ALL_TYPES(gels_scaled),  ALL_TYPES(geqrf_scaled),  cmocka_unit_test(catch_up_schedule),
+      ALL_TYPES(geqrf_residual), ALL_TYPES(geqrf_repeated), ALL_TYPES(geqrf_minimum_lwork), ALL_TYPES(geqrf_panels),
+      ALL_TYPES(ormqr_vs_explicit_q), ALL_TYPES(ormqr_quick_return), ALL_TYPES(gels_residual), ALL_TYPES(gels_repeated),
+      ALL_TYPES(lwork_too_small), ALL_TYPES(ormqr_blocks), ALL_TYPES(orgqr_blocks), ALL_TYPES(gels_blocks),
+      ALL_TYPES(gels_blocks_wide), ALL_TYPES(gels_rank_deficient), ALL_TYPES(gels_scaled), ALL_TYPES(geqrf_scaled),
+      cmocka_unit_test(catch_up_schedule),
       // Hard inputs ("hard_*": not matched by the GPU machine's 'geqrf*' and
       // '*_blocks*' fault runs, where the CPU is meant to take over).
       ALL_TYPES(hard_geqrf_huge),    ALL_TYPES(hard_geqrf_tiny),     ALL_TYPES(hard_geqrf_rank_deficient),

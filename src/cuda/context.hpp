@@ -98,11 +98,12 @@ struct Context {
   // The small geqrf's lanes (panel_qr.cuh): [0] and [1] its gemms done, by
   // the parity of the panel; [2] a panel done.
   cudaEvent_t small_qr_events[3] = {};
-  // Small trips' triangle routines as CUDA graphs (one_trip.cuh), oldest
-  // first: the key's uses so far, and its graph once captured (none where
-  // the capture failed: that key runs launch by launch).
+  // Small trips' device work as CUDA graphs (one_trip.cuh), oldest first:
+  // the key's uses so far, and its graph once captured (none where the
+  // capture failed: that key runs launch by launch).
+  using GraphKey = std::array<std::uintptr_t, 7>;
   struct Graph {
-    std::array<std::uintptr_t, 6> key;
+    GraphKey key;
     int uses;
     cudaGraphExec_t exec;
   };

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <climits>
@@ -245,6 +246,106 @@ template <class T> void restore_inputs(const Travel<T> &up, const Travel<T> &dow
       if (up.blocks()[u].a == down.blocks()[b].a) up.blocks()[u].copy(0, up.blocks()[u].n, in + up.start(u), false, false);
 }
 
+// ---- A small trip's device work as one graph -------------------------------
+//
+// A small trip's device work is a dozen launches or more (potri 256:
+// eleven, seven of them cuBLAS's; geqrf 256: a panel kernel and two gemms
+// per 16 columns), each queued by the calling thread, and the trip is then
+// as fast as that thread: on one H100 host spotri U 256 with a pinned
+// caller took 0.13-0.14 ms in some processes and 0.16-0.25 ms in others,
+// the same all through a process, its device steps longer by as much as
+// its host set-up (the device waiting for the launches), with or without
+// busy loops on every core, while cuSOLVER on the same buffer kept 0.14
+// (bench/results/history/pinned-spread-NVIDIA-H100-80GB-HBM3-2026-12-06.txt).
+// Work that declares a graph key (what, besides its device buffers,
+// decides its launches) is captured into a graph the second time a key
+// comes (a single call does not pay for the capture), and replayed by one
+// launch from then on: spotri U 256, six processes on one H100, 0.11-0.12
+// ms (cuSOLVER-on-pinned / hqr 1.21-1.31) against 0.14-0.22 (0.65-1.00);
+// dpotri L 1024 3.2-3.4 -> 3.8-4.0
+// (bench/results/history/pinned-graph-NVIDIA-H100-80GB-HBM3-2026-12-06.txt);
+// the small geqrf's trips (xGEQRF, xGELS), one H100, pinned caller, the
+// same ratio: sgeqrf 256 0.93 -> 1.21-1.41, cgeqrf 256 0.93 -> 1.09-1.13,
+// cgels 256 0.95 -> 1.23-1.25
+// (bench/results/history/pinned-qrgraph-NVIDIA-H100-80GB-HBM3-2026-12-06.txt).
+// Each context keeps the last kGraphs keys. A capture that fails (a call
+// that cannot be captured) leaves its key without a graph: it runs launch
+// by launch.
+constexpr std::size_t kGraphs = 16;
+using GraphKey = Context::GraphKey;
+inline std::uintptr_t key_word(const void *p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+// queue() (true: all queued) on the compute stream, as the graph of `key`
+// where it has one; `name` and `size` name the work in HQR_VERBOSE=2 lines.
+template <class Queue> bool run_captured(Context &c, const GraphKey &key, const char *name, long size, Queue &&queue) {
+  const cudaStream_t st = c.compute_stream;
+  auto g = std::find_if(c.graphs.begin(), c.graphs.end(), [&](const Context::Graph &x) { return x.key == key; });
+  if (g == c.graphs.end()) {
+    if (c.graphs.size() == kGraphs) {
+      if (c.graphs.front().exec) cudaGraphExecDestroy(c.graphs.front().exec);
+      c.graphs.erase(c.graphs.begin());
+    }
+    c.graphs.push_back({key, 0, nullptr});
+    g = c.graphs.end() - 1;
+  }
+  if (++g->uses == 2) {  // the second call: captured
+    cudaGraph_t graph = nullptr;
+    if (ok(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal))) {
+      const bool queued = queue();
+      if (ok(cudaStreamEndCapture(st, &graph)) && queued && graph && !ok(cudaGraphInstantiate(&g->exec, graph, 0)))
+        g->exec = nullptr;
+      if (graph) cudaGraphDestroy(graph);
+    }
+    (void)cudaGetLastError();  // a failed capture leaves nothing queued and no error behind
+    if (config::verbose_level() >= 2)
+      std::fprintf(stderr, "hqr: %s n=%ld %s\n", name, size,
+                   g->exec ? "captured as a graph" : "not captured: launch by launch");
+  }
+  if (!g->exec) return queue();
+  if (config::verbose_level() >= 2) std::fprintf(stderr, "hqr: %s n=%ld from its graph\n", name, size);
+  return ok(cudaGraphLaunch(g->exec, st));
+}
+
+// A triangle routine (OnTriangle's contract below) declares
+// `unsigned graph_key() const`: what, besides n and its buffers, decides
+// its launches.
+template <class R> constexpr auto has_graph_key(int) -> decltype(std::declval<R &>().graph_key(), true) {
+  return true;
+}
+template <class R> constexpr bool has_graph_key(long) { return false; }
+template <class T, class R> bool run_routine(Context &c, R &routine, lint n, T *d, void *work, int *dinfo) {
+  auto queue = [&] { return routine.run(c, n, d, work, dinfo); };
+  if constexpr (!has_graph_key<R>(0)) {
+    return queue();
+  } else {
+    const GraphKey key{key_word(&typeid(R)), std::uintptr_t(routine.graph_key()), std::uintptr_t(n), key_word(d),
+                       key_word(work), key_word(dinfo), 0};
+    return run_captured(c, key, routine.name, long(n), queue);
+  }
+}
+
+// An op (one_trip's contract below) declares
+// `bool graph_key(std::array<std::uintptr_t, 3> *k) const`: false where its
+// launches cannot be captured (a step that waits for the device), else
+// true with what, besides its buffers, decides them in *k.
+template <class Op>
+constexpr auto has_op_graph_key(int)
+    -> decltype(std::declval<const Op &>().graph_key(static_cast<std::array<std::uintptr_t, 3> *>(nullptr)), true) {
+  return true;
+}
+template <class Op> constexpr bool has_op_graph_key(long) { return false; }
+template <class T, class Op> bool run_op(Context &c, Op &op, T *d, void *work, Report *report) {
+  auto queue = [&] { return op.run(c, d, work, report); };
+  if constexpr (has_op_graph_key<Op>(0)) {
+    std::array<std::uintptr_t, 3> k{};
+    if (op.graph_key(&k))
+      return run_captured(c, GraphKey{key_word(&typeid(Op)), k[0], k[1], k[2], key_word(d), key_word(work),
+                                      key_word(report)},
+                          op.name, long(k[1]), queue);
+  }
+  return queue();
+}
+
 // ---- A pinned caller ------------------------------------------------------
 //
 // Where the call's arrays lie in pinned host memory (pinned.hpp), the one
@@ -456,7 +557,7 @@ template <class T, class Op> bool one_trip_pinned(Context &c, Op &op, const Pinn
          ok(cudaMemcpyAsync(const_cast<int *>(saved), dsaved, sizeof(int), cudaMemcpyDeviceToHost, ds)) &&
          ok(cudaEventRecord(ev.e[1], ds));
   // The op; down once the inputs' copy is whole.
-  fine = fine && mark(1) && op.run(c, d, c.workspace.get(), report) &&
+  fine = fine && mark(1) && run_op(c, op, d, c.workspace.get(), report) &&
          ok(cudaMemcpyAsync(host_report, report, sizeof(Report), cudaMemcpyDeviceToHost, st)) && mark(2) &&
          !fault::hit(Point::kernel) && ok(cudaStreamWaitEvent(st, ev.e[1], 0));
   bool storing = false;  // a store kernel queued
@@ -518,6 +619,8 @@ template <class T, class Op> bool one_trip_pinned(Context &c, Op &op, const Pinn
 //                            report->info
 //   bool keeps(int info);    optional: an info other than 0 whose results
 //                            are stored too (Result::info)
+//   bool graph_key(std::array<std::uintptr_t, 3> *k);  optional: run
+//                            replayed as a graph (run_op above)
 //   unsigned long long value;  report->value, once the results are stored
 template <class T, class Op> Result one_trip(Context &c, Op &op) {
   using fault::Point;
@@ -562,7 +665,7 @@ template <class T, class Op> Result one_trip(Context &c, Op &op) {
       failed = true;
   });
   const Clock::time_point t1 = Clock::now();
-  fine = !failed && !fault::hit(Point::copy) && mark(1) && op.run(c, d, c.workspace.get(), report) &&
+  fine = !failed && !fault::hit(Point::copy) && mark(1) && run_op(c, op, d, c.workspace.get(), report) &&
          ok(cudaMemcpyAsync(host_report, report, sizeof(Report), cudaMemcpyDeviceToHost, st)) &&
          ok(cudaEventRecord(done.e[sd.parts], st)) && mark(2) && !fault::hit(Point::kernel);
   for (int k = 0; k < sd.parts && fine; ++k) {
@@ -630,69 +733,6 @@ template <class S> __global__ void packed_lower(int64_t n, S *p, bool upper, S *
       q = upper ? cj(a[e]) : a[e];
     else
       a[e] = upper ? cj(q) : q;
-  }
-}
-
-// ---- A triangle routine's launches as one graph -----------------------------
-//
-// A small trip's triangle inverse is a dozen launches (potri 256: eleven,
-// seven of them cuBLAS's), each queued by the calling thread, and the trip
-// is then as fast as that thread: on one H100 host spotri U 256 with a
-// pinned caller took 0.13-0.14 ms in some processes and 0.16-0.25 ms in
-// others, the same all through a process, its device steps longer by as
-// much as its host set-up (the device waiting for the launches), with or
-// without busy loops on every core, while cuSOLVER on the same buffer kept
-// 0.14 (bench/results/history/pinned-spread-NVIDIA-H100-80GB-HBM3-2026-12-06.txt).
-// A routine that declares graph_key() (what, besides n and its buffers,
-// decides its launches) is captured into a graph the second time a key
-// comes (a single call does not pay for the capture), and replayed by one
-// launch from then on: spotri U 256, six processes on one H100, 0.11-0.12
-// ms (cuSOLVER-on-pinned / hqr 1.21-1.31) against 0.14-0.22 (0.65-1.00);
-// dpotri L 1024 3.2-3.4 -> 3.8-4.0
-// (bench/results/history/pinned-graph-NVIDIA-H100-80GB-HBM3-2026-12-06.txt).
-// Each context keeps the last kGraphs keys. A capture that fails (a library
-// call that cannot be captured) leaves its key without a graph: it runs
-// launch by launch.
-constexpr std::size_t kGraphs = 16;
-template <class R> constexpr auto has_graph_key(int) -> decltype(std::declval<R &>().graph_key(), true) {
-  return true;
-}
-template <class R> constexpr bool has_graph_key(long) { return false; }
-
-template <class T, class R> bool run_routine(Context &c, R &routine, lint n, T *d, void *work, int *dinfo) {
-  if constexpr (!has_graph_key<R>(0)) {
-    return routine.run(c, n, d, work, dinfo);
-  } else {
-    auto bits = [](const void *p) { return reinterpret_cast<std::uintptr_t>(p); };
-    const std::array<std::uintptr_t, 6> key{bits(&typeid(R)), std::uintptr_t(routine.graph_key()), std::uintptr_t(n),
-                                           bits(d), bits(work), bits(dinfo)};
-    const cudaStream_t st = c.compute_stream;
-    auto g = std::find_if(c.graphs.begin(), c.graphs.end(), [&](const Context::Graph &x) { return x.key == key; });
-    if (g == c.graphs.end()) {
-      if (c.graphs.size() == kGraphs) {
-        if (c.graphs.front().exec) cudaGraphExecDestroy(c.graphs.front().exec);
-        c.graphs.erase(c.graphs.begin());
-      }
-      c.graphs.push_back({key, 0, nullptr});
-      g = c.graphs.end() - 1;
-    }
-    if (++g->uses == 2) {  // the second call: captured
-      cudaGraph_t graph = nullptr;
-      if (ok(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal))) {
-        const bool queued = routine.run(c, n, d, work, dinfo);
-        if (ok(cudaStreamEndCapture(st, &graph)) && queued && graph &&
-            !ok(cudaGraphInstantiate(&g->exec, graph, 0)))
-          g->exec = nullptr;
-        if (graph) cudaGraphDestroy(graph);
-      }
-      (void)cudaGetLastError();  // a failed capture leaves nothing queued and no error behind
-      if (config::verbose_level() >= 2)
-        std::fprintf(stderr, "hqr: %s n=%ld %s\n", routine.name, long(n),
-                     g->exec ? "captured as a graph" : "not captured: launch by launch");
-    }
-    if (!g->exec) return routine.run(c, n, d, work, dinfo);
-    if (config::verbose_level() >= 2) std::fprintf(stderr, "hqr: %s n=%ld from its graph\n", routine.name, long(n));
-    return ok(cudaGraphLaunch(g->exec, st));
   }
 }
 

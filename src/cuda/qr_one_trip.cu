@@ -10,6 +10,8 @@
 //
 // xGELS with m < n factors A**H (transposed on the device) as the hybrid
 // path does, which gives xGELQF's L = R**H and reflectors.
+#include <array>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -144,6 +146,12 @@ template <class T> struct GeqrfOp {
   bool run(Context &c, T *d, void *work, Report *report) {
     return ok(cudaMemsetAsync(&report->info, 0, sizeof(int), c.compute_stream)) &&
            f.run(c, d, tau(d), work, &report->info);
+  }
+  // The small geqrf's launches depend on m and n alone (one_trip.cuh replays
+  // them as a graph); the device geqrf waits for the device.
+  bool graph_key(std::array<std::uintptr_t, 3> *k) const {
+    *k = {std::uintptr_t(m), std::uintptr_t(n), 0};
+    return f.width > 0;
   }
 };
 
@@ -338,6 +346,12 @@ template <class T> struct GelsOp {
   }
   const char *why(int info) const { return info == kNonFinite ? kNonFiniteInput : "gels failed on the device"; }
   bool keeps(int info) const { return info > 0; }
+  // With the small geqrf, the launches depend on the shape and trans alone
+  // (one_trip.cuh replays them as a graph).
+  bool graph_key(std::array<std::uintptr_t, 3> *k) const {
+    *k = {std::uintptr_t(m), std::uintptr_t(n), std::uintptr_t(nrhs) << 1 | std::uintptr_t(trans)};
+    return f.width > 0;
+  }
   T *factor(T *d) const { return lq ? d + out.size() : d; }  // F: A itself, or A**H after everything
   T *rhs(T *d) const { return d + out.start(1); }
   T *tau(T *d) const { return d + out.start(2); }
