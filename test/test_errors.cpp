@@ -579,7 +579,17 @@ template <class T> void solve_and_qr_nonfinite(void **) {
 // hqr's scan that keeps NaN/Inf input of gels off the GPU (host/nonfinite.hpp):
 // a finite block with NaN in its padding rows is clean; a NaN or +-Inf (for
 // complex, in the imaginary part too) at a random place is found, in blocks
-// small enough for one thread and large enough for several.
+// small enough for one thread and large enough for several, on its own
+// threads and through a runner (as the GPU path's copy pool runs it; here
+// the pieces last first on this thread).
+template <class T> bool any_nonfinite_both(lint m, lint n, const T *a, lint lda) {
+  const bool own = hqr::any_nonfinite(m, n, a, lda);
+  const bool run = hqr::any_nonfinite(m, n, a, lda, 4, [](int pieces, const std::function<void(int)> &fn) {
+    for (int p = pieces - 1; p >= 0; --p) fn(p);
+  });
+  if (own != run) fail_msg("m=%ld n=%ld: the scan's two ways disagree", long(m), long(n));
+  return own;
+}
 template <class T> void nonfinite_scan(void **) {
   constexpr lint per_col = is_complex_v<T> ? 2 : 1;  // reals per element
   for (lint m : {lint(1), lint(37), lint(2048 / per_col)}) {
@@ -587,7 +597,7 @@ template <class T> void nonfinite_scan(void **) {
     Matrix<T> a = random_matrix<T>(m, n, ld);
     for (lint j = 0; j < n; ++j)
       for (lint i = m; i < ld; ++i) a(i, j) = nonfinite<T>(0);  // padding LAPACK never reads
-    if (hqr::any_nonfinite(m, n, a.ptr(), a.ld)) fail_msg("m=%ld n=%ld: a finite block reported", long(m), long(n));
+    if (any_nonfinite_both(m, n, a.ptr(), a.ld)) fail_msg("m=%ld n=%ld: a finite block reported", long(m), long(n));
     for (int kind = 0; kind < (is_complex_v<T> ? 4 : 3); ++kind) {
       const lint i = lint(rng()() % std::uint64_t(m)), j = lint(rng()() % std::uint64_t(n));
       const T keep = a(i, j);
@@ -595,7 +605,7 @@ template <class T> void nonfinite_scan(void **) {
         a(i, j) = kind < 3 ? nonfinite<T>(kind) : T(std::real(keep), std::numeric_limits<real_t<T>>::infinity());
       else
         a(i, j) = nonfinite<T>(kind);
-      if (!hqr::any_nonfinite(m, n, a.ptr(), a.ld))
+      if (!any_nonfinite_both(m, n, a.ptr(), a.ld))
         fail_msg("m=%ld n=%ld: %s at (%ld,%ld) missed", long(m), long(n), kind < 3 ? nonfinite_name(kind) : "imaginary Inf",
                  long(i), long(j));
       a(i, j) = keep;

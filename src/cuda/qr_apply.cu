@@ -286,7 +286,14 @@ bool gels_before_hybrid(Context &c, bool trans, lint m, lint n, lint nrhs, T *a,
     if (path) *path = "gpu-one-trip";
     return true;
   }
-  if (any_nonfinite(m, n, a, lda)) {
+  // The scan on the context's copy threads, awake in microseconds: on
+  // threads started for it, it took 2.0-2.4 ms at 2048^2 (s, d, c alike;
+  // one H100 host, 16 cores) of cgels' 14.3 with a pinned caller; cgels
+  // 2048, cuSOLVER-on-pinned / hqr: 0.90-0.96 -> 1.07-1.10
+  // (bench/results/history/gels-scan-NVIDIA-H100-80GB-HBM3-2026-12-06.txt).
+  CopyPool &pool = c.upload_copies;
+  if (any_nonfinite(m, n, a, lda, pool.threads(),
+                    [&](int pieces, const std::function<void(int)> &fn) { pool.run(pieces, fn); })) {
     out->r.why = kNonFiniteInput;
     return true;
   }

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <thread>
 #include <vector>
@@ -15,12 +17,12 @@
 
 namespace hqr {
 
-// x - x is NaN exactly when x is NaN or +-Inf. Large blocks are read by
-// several threads (up to 16), each a range of columns. Short-lived threads
-// rather than the context's copy pools: the scan decides whether the GPU
-// path (and its context) is used at all, and a few thread starts are small
-// beside the gels calls that read this much.
-template <class T> bool any_nonfinite(lint m, lint n, const T *a, lint lda) {
+// x - x is NaN exactly when x is NaN or +-Inf. Large blocks are read in
+// column ranges by `threads` threads: run(pieces, fn) calls fn(0) ...
+// fn(pieces - 1) on them and returns when all are done (a context's copy
+// pool, whose threads are awake in microseconds); the overload without a
+// runner starts up to 16 threads for the call.
+template <class T, class Run> bool any_nonfinite(lint m, lint n, const T *a, lint lda, int threads, Run &&run) {
   using R = typename Prec<T>::real;
   const lint len = is_complex<T> ? 2 * m : m;  // a complex column as reals
   auto scan = [&](lint j0, lint j1) {
@@ -31,12 +33,22 @@ template <class T> bool any_nonfinite(lint m, lint n, const T *a, lint lda) {
     }
     return bad;
   };
-  const lint cores = lint(std::max(1u, std::thread::hardware_concurrency()));
-  const lint threads = double(len) * double(n) < double(1 << 22) ? 1 : std::min<lint>({n, 16, cores});
-  if (threads <= 1) return scan(0, n);
-  std::vector<char> bad(static_cast<std::size_t>(threads));
-  cpu::parallel_ranges(n, int(threads), 1, [&](int t, lint c0, lint c1) { bad[std::size_t(t)] = scan(c0, c1); });
-  return std::find(bad.begin(), bad.end(), char(1)) != bad.end();
+  if (threads <= 1 || n < 2 || double(len) * double(n) < double(1 << 22)) return scan(0, n);
+  const int pieces = int(std::min<lint>(n, 4 * lint(threads)));  // a few per thread: even when some start late
+  std::atomic<bool> bad{false};
+  run(pieces, [&](int p) {
+    if (!bad.load(std::memory_order_relaxed) && scan(n * p / pieces, n * (p + 1) / pieces))
+      bad.store(true, std::memory_order_relaxed);
+  });
+  return bad.load();
+}
+template <class T> bool any_nonfinite(lint m, lint n, const T *a, lint lda) {
+  const int threads = int(std::min<lint>({n, 16, lint(std::max(1u, std::thread::hardware_concurrency()))}));
+  return any_nonfinite(m, n, a, lda, threads, [&](int pieces, const std::function<void(int)> &fn) {
+    cpu::parallel_ranges(pieces, threads, 1, [&](int, lint p0, lint p1) {
+      for (lint p = p0; p < p1; ++p) fn(int(p));
+    });
+  });
 }
 
 // LAPACK's SMLNUM of xGELS and xGELSD (safe minimum / precision; BIGNUM
