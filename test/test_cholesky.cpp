@@ -1,7 +1,8 @@
 // xPOTRF, xPOTRS, xPOSV: LAPACK's residual ratios (DPOT01, DPOT02) for both
 // uplo, n in {0, 1, 2, 31, 64, 130, 257, 500}, lda = n and lda > n; the padding and
 // the triangle LAPACK does not reference left unchanged byte for byte; INFO
-// equal to the reference LAPACK's for non-positive-definite and NaN input.
+// equal to the reference LAPACK's for non-positive-definite and NaN input;
+// the same order call after call (the small trip's graph replays).
 #include "testing.hpp"
 
 using namespace testing;
@@ -154,6 +155,37 @@ template <class T> void potrf_nan(void **) {
   if (mismatches) fail_msg("%d NaN/Inf inputs gave an INFO other than the reference LAPACK's", mismatches);
 }
 
+// The same order call after call: the small trip's device work is captured
+// as a CUDA graph at the second call and replayed after it (one_trip.cuh).
+// Fresh data every call; the third call's matrix is not positive definite
+// (INFO as the reference LAPACK's, from the replayed graph where the GPU
+// serves); with HQR_GPU_MIN_N=0 every other call must end on a GPU path.
+template <class T> void potrf_repeated(void **) {
+  for (lint n : {64, 257})
+    for (char uplo : {'L', 'U'})
+      for (int k = 0; k < 5; ++k) {
+        const lint lda = n + k % 2;
+        const std::string ctx =
+            context("%cpotrf uplo=%c n=%ld lda=%ld call %d", prefix<T>(), uplo, long(n), long(lda), k + 1);
+        if (k == 2) {
+          Matrix<T> a = indefinite_at<T>(n, n / 2 + 1, lda);
+          scramble_other_triangle(a, uplo);
+          Matrix<T> ref = a;
+          assert_info(potrf<T>(uplo, n, a.ptr(), lda), potrf<T>(uplo, n, ref.ptr(), lda, Lib::ref), ctx);
+          continue;
+        }
+        Matrix<T> full = random_hpd<T>(n, lda);
+        Matrix<T> a = full;
+        scramble_other_triangle(a, uplo);
+        const Matrix<T> before = a;
+        const GpuPathCheck path;
+        assert_info(potrf<T>(uplo, n, a.ptr(), lda), 0, ctx);
+        path.expect(n, n, ctx.c_str());
+        assert_unchanged_outside(before, a, uplo, ctx);
+        assert_ratio(factor_ratio(full, a, uplo), ctx);
+      }
+}
+
 // ---- potrs ------------------------------------------------------------------
 
 template <class T, char Uplo> void potrs_residual(void **) {
@@ -259,9 +291,10 @@ template <class T> void posv_failure_info(void **) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      ALL_TYPES_UPLO(potrf_residual),   ALL_TYPES(potrf_lowercase_uplo), ALL_TYPES(potrf_not_positive_definite),
-      ALL_TYPES(potrf_nan),             ALL_TYPES_UPLO(potrs_residual),  ALL_TYPES(potrs_quick_return),
-      ALL_TYPES_UPLO(posv_residual),    ALL_TYPES(posv_failure_info),
+      ALL_TYPES_UPLO(potrf_residual), ALL_TYPES(potrf_lowercase_uplo),   ALL_TYPES(potrf_not_positive_definite),
+      ALL_TYPES(potrf_nan),           ALL_TYPES(potrf_repeated),         ALL_TYPES_UPLO(potrs_residual),
+      ALL_TYPES(potrs_quick_return),  ALL_TYPES_UPLO(posv_residual),     ALL_TYPES(posv_failure_info),
   };
+  if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);  // e.g. sanitizer runs
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

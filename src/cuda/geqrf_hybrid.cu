@@ -25,11 +25,13 @@ Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::
   return HybridGeqrf<T>(c, m, n, a, lda, tau, block_size(n, mode), mode, extra_bytes, out).run();
 }
 
-template <class T> Result geqrf_device(Context &c, lint m, lint n, T *a, lint ldda, T *tau) {
+template <class T> Result geqrf_device(Context &c, lint m, lint n, T *a, lint ldda, T *tau, DeviceQR<T> *kept) {
   if (m == 0 || n == 0) return {true, 0, nullptr, 0};
   const Panel mode = panel_mode();
-  return HybridGeqrf<T>(typename HybridGeqrf<T>::OnDevice{}, c, m, n, a, ldda, tau, block_size(n, mode), mode).run();
+  return HybridGeqrf<T>(typename HybridGeqrf<T>::OnDevice{}, c, m, n, a, ldda, tau, block_size(n, mode), mode, kept)
+      .run();
 }
+lint geqrf_device_block(lint n) { return block_size(n, panel_mode()); }
 
 // The columns the in-core schedule may hold at once: n where the matrix
 // and its workspace fit what the GPU may plan with (schedule_budget: its free
@@ -85,7 +87,7 @@ template Result geqrf(lint, lint, std::complex<double> *, lint, std::complex<dou
   template lint geqrf_window<T>(Context &, lint, lint);                                                            \
   template Result geqrf_on_device(Context &, lint, lint, T *, lint, T *, std::size_t, DeviceQR<T> *, const char **, \
                                   bool);                                                                          \
-  template Result geqrf_device(Context &, lint, lint, T *, lint, T *);
+  template Result geqrf_device(Context &, lint, lint, T *, lint, T *, DeviceQR<T> *);
 HQR_INSTANTIATE(float)
 HQR_INSTANTIATE(double)
 HQR_INSTANTIATE(std::complex<float>)

@@ -138,12 +138,14 @@ template <class T> class HybridGeqrf {
     transposed_ = true;
   }
   // The matrix already on the device (da, ldda; tau into dtau), factored
-  // in place: nothing travels (geqrf_device, qr_device.hpp).
+  // in place: nothing travels (geqrf_device, qr_device.hpp). keep: the
+  // T's are left for the caller (no max |a_ij|, no extra bytes).
   struct OnDevice {};
-  HybridGeqrf(OnDevice, Context &c, lint m, lint n, T *da, lint ldda, T *dtau, lint nb, Panel mode)
+  HybridGeqrf(OnDevice, Context &c, lint m, lint n, T *da, lint ldda, T *dtau, lint nb, Panel mode,
+              DeviceQR<T> *keep = nullptr)
       : c_(c), m_(m), n_(n), kcols_(n), k_(std::min(m, n)), a_(nullptr), lda_(0), tau_(nullptr), nb_(nb),
         nblocks_((n + nb - 1) / nb), npanels_((std::min(m, n) + nb - 1) / nb), ldda_(ldda), mode_(mode),
-        keep_(nullptr), keep_extra_(0), on_device_(true) {
+        keep_(keep), keep_extra_(0), on_device_(true) {
     dA_ = da;
     dtau_ = dtau;
   }
@@ -283,7 +285,8 @@ template <class T> class HybridGeqrf {
     // In order: V copies (the ring, then the compute and urgent lanes'),
     // every T, keep's bytes, W, W2, G, X, R, the inverses' scratch, tau, cuSOLVER's workspace and the
     // scratch (INFO x2, ||G - I||**2, max |pivot|, the signs).
-    const std::size_t sizes[] = {v * (kRing + 2), tt * std::max<lint>(npanels_, 1), keep_ ? keep_extra_ + 256 : 0,
+    const bool kept = keep_ && !on_device_;  // max |a_ij| and extra bytes (those travel up)
+    const std::size_t sizes[] = {v * (kRing + 2), tt * std::max<lint>(npanels_, 1), kept ? keep_extra_ + 256 : 0,
                                  e * nb_ * n_,    e * nb_ * n_, tt, tt, tt, tt, on_device_ ? 0 : e * k_,
                                  solver_device_bytes_ + kScratch + sizeof(double) * nb_};
     std::size_t total = 0;
@@ -302,10 +305,10 @@ template <class T> class HybridGeqrf {
     for (int i = 0; i < kRing + 2; ++i)
       (i < kRing ? dV_[i] : i == kRing ? dVc_ : dVu_) = vs + std::size_t(i) * ldda_ * nb_;
     dT_ = reinterpret_cast<T *>(take());
-    char *kept = take();
-    if (keep_) {
-      damax_ = reinterpret_cast<unsigned long long *>(kept);
-      dextra_ = kept + 256;
+    char *kept_bytes = take();
+    if (kept) {
+      damax_ = reinterpret_cast<unsigned long long *>(kept_bytes);
+      dextra_ = kept_bytes + 256;
     }
     dW_ = reinterpret_cast<T *>(take());
     dW2_ = reinterpret_cast<T *>(take());

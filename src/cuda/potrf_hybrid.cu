@@ -109,6 +109,10 @@ template <class T> struct OneTripPotrf {
   // host copy (2 MiB at 512) ending within the device's 0.25 ms
   // (bench/results/pinned-small-NVIDIA-H100-80GB-HBM3-2026-12-05.txt).
   static constexpr std::size_t square_bytes = std::size_t(4) << 20;
+  // cuSOLVER's potrf, the NaN flag and the log sum: launches decided by n,
+  // the buffers and these two switches (one_trip.cuh replays them as a
+  // graph from the second call).
+  unsigned graph_key() const { return unsigned(log_det) | unsigned(flag_nan) << 1; }
   bool init(Context &c, lint n, T *d, std::size_t *work_bytes) {
     *work_bytes = 0;
     if (!solver.init(c.solver, n, d, n)) return false;

@@ -39,8 +39,14 @@ Result geqrf_on_device(Context &c, lint m, lint n, T *a, lint lda, T *tau, std::
 // tau; nothing travels, and the streams are idle on return. Its scratch is
 // c.inner_workspace, so the caller's c.matrix and c.workspace stay valid
 // (the QR updates factor inside them). `ran` false: a CUDA error, A and
-// tau undefined. The caller holds c.lock and has made c's device current.
-template <class T> Result geqrf_device(Context &c, lint m, lint n, T *a, lint ldda, T *tau);
+// tau undefined. `kept`, where given, receives the panels' T's (t, nb; a,
+// ldda and tau as given; no amax or extra bytes), in c.inner_workspace
+// until its next reservation. The caller holds c.lock and has made c's
+// device current.
+template <class T>
+Result geqrf_device(Context &c, lint m, lint n, T *a, lint ldda, T *tau, DeviceQR<T> *kept = nullptr);
+// The block size (kept->nb) geqrf_device takes for n columns.
+lint geqrf_device_block(lint n);
 
 // qr_apply.cu: xGEQRF out of core, left-looking in windows of w columns
 // (w < n), each factored by geqrf_device; A, tau and the Result as

@@ -79,9 +79,10 @@ __global__ void packed_unit_lower(int64_t m, int64_t k0, int64_t mk, int64_t kb,
 // The QR of the m-by-n f (leading dimension ldf) on the device, tau into
 // dtau: geqrf_small (panel_qr.cuh; panels of `width` columns), cuSOLVER's
 // geqrf, or hqr's device geqrf (geqrf_device: its own scratch,
-// synchronous). `extra` columns right of f (same leading dimension), set
-// before init, take Q**H inside geqrf_small's trailing updates where it
-// runs (applied()); elsewhere they are left alone.
+// synchronous; its panels' T's in `kept` after run). `extra` columns right
+// of f (same leading dimension), set before init, take Q**H inside
+// geqrf_small's trailing updates where it runs (applied()); elsewhere they
+// are left alone.
 template <class T> struct Factor {
   lint m, n, ldf, extra = 0;
   bool own = !small_geqrf(m, n);
@@ -89,6 +90,7 @@ template <class T> struct Factor {
   cusolverDnParams_t params = nullptr;
   std::size_t device_bytes = 0, host_bytes = 0;
   std::vector<char> host;
+  DeviceQR<T> kept;
   Factor(lint m_, lint n_, lint ldf_) : m(m_), n(n_), ldf(ldf_) {}
   Factor(const Factor &) = delete;
   Factor &operator=(const Factor &) = delete;
@@ -110,7 +112,7 @@ template <class T> struct Factor {
     return true;
   }
   bool run(Context &c, T *f, T *dtau, void *work, int *dinfo) {
-    if (own) return geqrf_device(c, m, n, f, ldf, dtau).ran;
+    if (own) return geqrf_device(c, m, n, f, ldf, dtau, &kept).ran;
     if (width)
       return geqrf_small(c, m, n + extra, std::min(m, n), f, ldf, dtau, width, static_cast<T *>(work),
                          [](auto status) { return ok(status); });
@@ -328,7 +330,10 @@ template <class S> __global__ void restore_if_singular(const Report *report, int
 // so where the small geqrf factors A it also forms Q**H B as its trailing
 // update (Factor's extra columns) and cuSOLVER's xORMQR is not called
 // (H200, d 256^2 nrhs 1 pinned: geqrf 0.64 ms, the whole op 0.90 with
-// xORMQR, against 0.84 for cuSOLVER's geqrf, ormqr and trsm).
+// xORMQR, against 0.84 for cuSOLVER's geqrf, ormqr and trsm). Where hqr's
+// device geqrf factors F, Q is applied block by block with the T's it
+// leaves (apply_kept), not by cuSOLVER's xORMQR, which forms every T again
+// (H100, c 1024^2 nrhs 1: xORMQR 0.55-0.62 ms of the op's 4.7).
 template <class T> struct GelsOp {
   const char *name = "gels";
   bool trans, lq;
@@ -337,7 +342,8 @@ template <class T> struct GelsOp {
   int64_t in_at = 0, out_at = 0, device_size;
   unsigned long long value = 0;
   Factor<T> f;
-  int lwork = 0;
+  int lwork = 0;  // cuSOLVER's xORMQR's workspace (elements) ...
+  lint qnb = 0;   // ... or, where the device geqrf factors, its block size (V and W in the work)
   GelsOp(bool t, lint m_, lint n_, lint nrhs_, T *a, lint lda, T *b, lint ldb, T *tau)
       : trans(t), lq(m_ < n_), m(m_), n(n_), nrhs(nrhs_), p(std::max(m_, n_)), q(std::min(m_, n_)),
         in{{a, lda, m_, n_}, {b, ldb, p, nrhs_}}, out{{a, lda, m_, n_}, {b, ldb, p, nrhs_}, {tau, 1, q, 1}},
@@ -357,11 +363,17 @@ template <class T> struct GelsOp {
   T *tau(T *d) const { return d + out.start(2); }
   bool q_first() const { return lq == trans; }
   std::size_t q_at() const { return round_up(f.device_bytes); }
-  std::size_t saved_at() const { return q_at() + round_up(std::size_t(lwork) * sizeof(T)) + 256; }
+  std::size_t v_bytes() const { return round_up(std::size_t(p) * qnb * sizeof(T)); }
+  std::size_t q_bytes() const {
+    return qnb ? v_bytes() + std::size_t(qnb) * nrhs * sizeof(T) : std::size_t(lwork) * sizeof(T);
+  }
+  std::size_t saved_at() const { return q_at() + round_up(q_bytes()) + 256; }
   bool init(Context &c, T *d, std::size_t *work_bytes) {
-    if (!f.init(c, factor(d), tau(d)) ||
-        !ok(ormqr_work(c.solver, CUBLAS_SIDE_LEFT, q_first() ? blas::op_c<T>() : CUBLAS_OP_N, int(p), int(nrhs),
-                       int(q), factor(d), int(p), tau(d), rhs(d), int(p), &lwork)))
+    if (!f.init(c, factor(d), tau(d))) return false;
+    if (f.own)
+      qnb = geqrf_device_block(q);
+    else if (!ok(ormqr_work(c.solver, CUBLAS_SIDE_LEFT, q_first() ? blas::op_c<T>() : CUBLAS_OP_N, int(p), int(nrhs),
+                            int(q), factor(d), int(p), tau(d), rhs(d), int(p), &lwork)))
       return false;
     *work_bytes = saved_at() + std::size_t(p) * nrhs * sizeof(T);  // ... solver info, B before the solve
     return true;
@@ -370,8 +382,9 @@ template <class T> struct GelsOp {
     cudaStream_t st = c.compute_stream;
     T *fa = factor(d), *b = rhs(d);
     void *qwork = static_cast<char *>(work) + q_at();
-    int *solver_info = reinterpret_cast<int *>(static_cast<char *>(qwork) + round_up(std::size_t(lwork) * sizeof(T)));
+    int *solver_info = reinterpret_cast<int *>(static_cast<char *>(qwork) + round_up(q_bytes()));
     auto apply_q = [&](bool conj) {
+      if (qnb) return apply_kept(c, conj, fa, b, qwork);
       return ok(ormqr(c.solver, CUBLAS_SIDE_LEFT, conj ? blas::op_c<T>() : CUBLAS_OP_N, int(p), int(nrhs), int(q), fa,
                       int(p), tau(d), b, int(p), qwork, lwork, solver_info));
     };
@@ -397,6 +410,25 @@ template <class T> struct GelsOp {
     gels_verdict<<<1, 256, 0, st>>>(q, dv(fa), p, solver_info, report);
     restore_if_singular<<<grid_for(p * nrhs), 256, 0, st>>>(report, p * nrhs, dv(saved), dv(b));
     return ok(cudaGetLastError()) && (!lq || ok(blas::geam(c.blas, blas::op_c<T>(), m, n, fa, n, d, m)));
+  }
+  // The p-by-nrhs b := Q_F**H b (conj: blocks first to last) or Q_F b (last
+  // to first) from the device geqrf's T's (f.kept), each block's V copied
+  // with its unit triangle into the work's V.
+  bool apply_kept(Context &c, bool conj, const T *fa, T *b, void *work) const {
+    if (q == 0) return true;
+    if (f.kept.nb != qnb) return false;  // not the T's planned for
+    DeviceSteps s(c);
+    T *v = static_cast<T *>(work), *w = reinterpret_cast<T *>(static_cast<char *>(work) + v_bytes());
+    const lint nblocks = (q + qnb - 1) / qnb;
+    for (lint i = 0; i < nblocks; ++i) {
+      const lint j = conj ? i : nblocks - 1 - i, k0 = j * qnb, kb = std::min(qnb, q - k0);
+      unit_lower_copy<<<grid_for(int64_t(p - k0) * kb), 256, 0, c.compute_stream>>>(
+          p - k0, kb, dv(fa + k0 + std::size_t(k0) * p), p, dv(v), p);
+      if (!s.launched() || !apply_block_reflector(s, true, conj, p - k0, nrhs, kb, v, p,
+                                                  f.kept.t + std::size_t(j) * qnb * qnb, qnb, b + k0, p, w, qnb))
+        return false;
+    }
+    return true;
   }
 };
 
