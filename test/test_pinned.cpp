@@ -5,7 +5,8 @@
 // both uplo, lda > n, odd sizes: LAPACK's residual ratios, the unreferenced
 // triangle and the padding unchanged byte for byte, INFO equal to the
 // reference LAPACK's for non-SPD and NaN input with the leading factor as
-// LAPACK leaves it. Memory the direct paths must not take (a range
+// LAPACK leaves it; xPOTRF and xPOTRI at 4096, past the staged trip, take
+// the pinned one (GPU only). Memory the direct paths must not take (a range
 // registered only in part, cudaMallocManaged memory, a registration the
 // device may only read) gives the same answers through the staging.
 //
@@ -221,15 +222,18 @@ std::string call_line(const std::string &text, const std::string &routine) {
 // forced on one GPU, checks that it ended on a GPU path and that its line
 // says "pinned caller" exactly where a direct path may serve: pinned memory
 // the device may write, or (the hybrids, which only read it by DMA) may read.
-template <class F> void expect_path(Memory kind, bool hybrid, const std::string &routine, const std::string &ctx, F &&call) {
+// Returns the call's line ("" where the path is not checked).
+template <class F>
+std::string expect_path(Memory kind, bool hybrid, const std::string &routine, const std::string &ctx, F &&call) {
   const GpuPathCheck path;
   const std::string line = call_line(verbose_lines(call), routine);
   path.expect(1, 1, ctx.c_str());
-  if (!one_gpu_forced()) return;
+  if (!one_gpu_forced()) return line;
   const bool noted = line.find("pinned caller") != std::string::npos;
   const bool want = kind == Memory::host_alloc || kind == Memory::registered || (kind == Memory::read_only && hybrid);
   if (want != noted)
     fail_msg("%s: HQR_VERBOSE line %s \"pinned caller\": %s", ctx.c_str(), want ? "lacks" : "has", line.c_str());
+  return line;
 }
 
 // One call of routine `base` (its T-prefixed name's line) checked as
@@ -314,8 +318,20 @@ template <class T> void potrf_failures(void **) {
 
 // ---- potri --------------------------------------------------------------------------
 
-// DPOT03: ||I - A*inv(A)||_1 / (n ||A||_1 ||inv(A)||_1 eps), from the
-// reference LAPACK's factor.
+// potri's results: inv, from the factor f of the Hermitian full (its uplo
+// triangle), has the other triangle and the padding as f had them, and
+// DPOT03's ||I - A*inv(A)||_1 / (n ||A||_1 ||inv(A)||_1 eps) passes.
+template <class T>
+void assert_inverse(const Matrix<T> &full, const Matrix<T> &f, const Matrix<T> &inv, char uplo, const std::string &ctx) {
+  const lint n = full.n;
+  assert_unchanged_outside(f, inv, uplo, ctx);
+  const Matrix<T> h = hermitian(block(full, n, n), uplo), x = hermitian(block(inv, n, n), uplo);
+  Matrix<T> r = identity<T>(n);
+  subtract_product(r, h, 'N', x, 'N');
+  assert_ratio(norm_one(r) / (double(n) * norm_one(h) * norm_one(x) * eps<T>()), ctx);
+}
+
+// DPOT03 from the reference LAPACK's factor.
 template <class T> void potri_pinned(void **) {
   for (Memory kind : kinds())
     each_schedule([&](bool hybrid) {
@@ -330,14 +346,45 @@ template <class T> void potri_pinned(void **) {
           assert_info(potrf<T>(uplo, n, f0.ptr(), lda, Lib::ref), 0, ctx + " (reference potrf)");
           Held<T> a(kind, f0);
           call_ok<T>(kind, hybrid, "potri", ctx, [&] { return potri<T>(uplo, n, a.ptr(), lda); });
-          const Matrix<T> inv = a.matrix();
-          assert_unchanged_outside(f0, inv, uplo, ctx);
-          const Matrix<T> h = hermitian(block(full, n, n), uplo), x = hermitian(block(inv, n, n), uplo);
-          Matrix<T> r = identity<T>(n);
-          subtract_product(r, h, 'N', x, 'N');
-          assert_ratio(norm_one(r) / (double(n) * norm_one(h) * norm_one(x) * eps<T>()), ctx);
+          assert_inverse(full, f0, a.matrix(), uplo, ctx);
         }
     });
+}
+
+// Order 4096 from pinned memory, past the staged trip: zpotri's packed
+// triangle (134 MB) fits the 201 MB staging once but not both ways, and
+// potrf's staged trip stops at 3072; a pinned caller's trip, whose results
+// go home from the device, takes zpotri and single precision's potrf
+// (potrf_hybrid.cu kOneTripPinned, one_trip.cuh triangle_trip_fits); the
+// other kinds, and zpotrf, take the hybrids. Runs only where a GPU serves
+// (on the CPU it would test nothing the orders above do not); the paths
+// are checked as expect_path's, under HQR_GPU_MIN_N=0 on one GPU.
+template <class T> void pinned_trip_4096(void **) {
+  if (!cudart().loaded) skip();
+  const lint n = 4096, lda = n + 1;
+  for (Memory kind : kinds())
+    for (char uplo : {'L', 'U'}) {
+      const bool direct = kind == Memory::host_alloc || kind == Memory::registered;
+      const std::string ctx = context("%cpotrf/%cpotri uplo=%c n=%ld lda=%ld %s", prefix<T>(), prefix<T>(), uplo,
+                                      long(n), long(lda), name(kind));
+      auto expect_trip = [&](bool trip, const std::string &line) {
+        if (one_gpu_forced() && direct && trip != (line.find("path=gpu-one-trip") != std::string::npos))
+          fail_msg("%s: %s the one trip: %s", ctx.c_str(), trip ? "not" : "unexpectedly", line.c_str());
+      };
+      const Matrix<T> full = hpd<T>(n, lda, uplo);
+      Held<T> a(kind, full);
+      lint info = -99;
+      const std::string pre(1, prefix<T>());
+      expect_trip(sizeof(real_t<T>) == 4,
+                  expect_path(kind, false, pre + "potrf", ctx, [&] { info = potrf<T>(uplo, n, a.ptr(), lda); }));
+      assert_info(info, 0, ctx);
+      const Matrix<T> f = a.matrix();
+      assert_unchanged_outside(full, f, uplo, ctx);
+      assert_ratio(factor_ratio(hermitian(block(full, n, n), uplo), f, uplo), ctx);
+      expect_trip(true, expect_path(kind, false, pre + "potri", ctx, [&] { info = potri<T>(uplo, n, a.ptr(), lda); }));
+      assert_info(info, 0, ctx);
+      assert_inverse(full, f, a.matrix(), uplo, ctx);
+    }
 }
 
 // ---- trtri, lauum -------------------------------------------------------------------
@@ -576,6 +623,8 @@ int main() {
       cmocka_unit_test(potri_pinned<double>),
       cmocka_unit_test(potri_pinned<std::complex<float>>),
       cmocka_unit_test(potri_pinned<std::complex<double>>),
+      cmocka_unit_test(pinned_trip_4096<float>),
+      cmocka_unit_test(pinned_trip_4096<std::complex<double>>),
       cmocka_unit_test(trtri_pinned<float>),
       cmocka_unit_test(trtri_pinned<double>),
       cmocka_unit_test(trtri_pinned<std::complex<float>>),

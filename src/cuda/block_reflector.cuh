@@ -109,6 +109,25 @@ bool apply_block_reflector(S &s, bool left, bool conj, lint rows, lint cols, lin
          s.check(blas::gemm(h, CUBLAS_OP_N, blas::op_c<T>(), rows, cols, kb, T(-1), tw, ldw, v, ldv, T(1), c, ldc), k);
 }
 
+// B (p-by-nrhs, ldb) := Q**H B (conj: the blocks first to last) or Q B (last
+// to first), Q from the reflectors of the p-by-q factor f (ldf) in blocks of
+// nb columns, block j's T at t + j*nb*nb (ldt nb): each block's V copied
+// with its unit triangle into v (ldv by nb) first; w nb by nrhs (ldw).
+template <class T, class S>
+bool apply_q_blocks(S &s, bool conj, lint p, lint q, lint nrhs, const T *f, lint ldf, const T *t, lint nb, T *b,
+                    lint ldb, T *v, lint ldv, T *w, lint ldw) {
+  const lint nblocks = (q + nb - 1) / nb;
+  for (lint i = 0; i < nblocks; ++i) {
+    const lint j = conj ? i : nblocks - 1 - i, k0 = j * nb, kb = std::min(nb, q - k0);
+    unit_lower_copy<<<grid_for(int64_t(p - k0) * kb), 256, 0, s.c_.compute_stream>>>(
+        p - k0, kb, dv(f + k0 + std::size_t(k0) * ldf), ldf, dv(v), ldv);
+    if (!s.launched() || !apply_block_reflector(s, true, conj, p - k0, nrhs, kb, v, ldv, t + std::size_t(j) * nb * nb,
+                                                nb, b + k0, ldb, w, ldw))
+      return false;
+  }
+  return true;
+}
+
 // xORGQR's start: columns k..n-1 of the m-by-n a (lda) become those of the
 // identity, which the blocks then multiply.
 template <class T, class S> bool orgqr_start(S &s, lint m, lint n, lint k, T *a, lint lda) {

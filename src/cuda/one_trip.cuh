@@ -490,9 +490,14 @@ template <class T, class Op> bool one_trip_pinned(Context &c, Op &op, const Pinn
   const Travel<T> &up = op.in, &down = op.out;
   const std::vector<Block<T>> &ub = up.blocks(), &db = down.blocks();
   // Host staging: the inputs' packed copy `in` (staged blocks, and P's
-  // copy), the staged outputs, the report and the word that says P's copy
-  // is whole.
-  const std::size_t report_at = (std::size_t(up.size() + down.size()) * sizeof(T) + 15) / 16 * 16;
+  // copy), the staged outputs (at staged_at), the report and the word that
+  // says P's copy is whole. The stored outputs take none of it, so a
+  // triangle of up to the whole staging fits (triangle_trip_fits).
+  std::vector<int64_t> staged_at(db.size(), 0);
+  int64_t staged = 0;
+  for (std::size_t k = 0; k < db.size(); ++k)
+    if (!plan.store[k]) staged_at[k] = staged, staged += db[k].at(db[k].n);
+  const std::size_t report_at = (std::size_t(up.size() + staged) * sizeof(T) + 15) / 16 * 16;
   if (report_at + 2 * sizeof(Report) > c.staging_memory.size()) return false;
   char *staging = static_cast<char *>(c.staging_memory.get());
   T *in = reinterpret_cast<T *>(staging), *staged_out = in + up.size();
@@ -566,7 +571,7 @@ template <class T, class Op> bool one_trip_pinned(Context &c, Op &op, const Pinn
     const Block<T> &b = db[k];
     if (!block_bytes(b)) continue;
     if (!plan.store[k]) {  // staged: into `out`, stored by this thread once all went well
-      fine = ok(cudaMemcpyAsync(staged_out + down.start(k), dout + down.start(k), std::size_t(b.at(b.n)) * sizeof(T),
+      fine = ok(cudaMemcpyAsync(staged_out + staged_at[k], dout + down.start(k), std::size_t(b.at(b.n)) * sizeof(T),
                                 cudaMemcpyDeviceToHost, st));
       continue;
     }
@@ -600,7 +605,7 @@ template <class T, class Op> bool one_trip_pinned(Context &c, Op &op, const Pinn
     return true;
   }
   for (std::size_t k = 0; k < db.size(); ++k)
-    if (!plan.store[k]) db[k].copy(0, db[k].n, staged_out + down.start(k), false, false);
+    if (!plan.store[k]) db[k].copy(0, db[k].n, staged_out + staged_at[k], false, false);
   op.value = host_report->value;
   if (!marks.e.empty()) print_pinned_trip(op.name, "", entry, t0, t1, marks);
   *out = {true, host_report->info, kPinnedCaller, 0, 0, 0, 0, "gpu-one-trip"};
@@ -629,6 +634,9 @@ template <class T, class Op> Result one_trip(Context &c, Op &op) {
   const Travel<T> &up = op.in, &down = op.out;
   if (PinnedPlan<T> plan; pinned_plan(up, down, &plan))
     if (Result r; one_trip_pinned<T>(c, op, plan, &r)) return r;
+  // The callers ask one_trip_fits (triangle_trip_fits) first; a pinned
+  // caller's trip, which may need less, ran above.
+  if (!one_trip_fits<T>(c, up.size(), down.size())) return {false, 0, "larger than the staging", 0};
   T *in = static_cast<T *>(c.staging_memory.get()), *out = in + up.size();  // `in` keeps the input to the end
   Report *host_report = reinterpret_cast<Report *>((reinterpret_cast<std::uintptr_t>(out + down.size()) + 15) / 16 * 16);
   std::size_t work_bytes = 0;
@@ -922,9 +930,19 @@ Result one_trip(Context &c, R &routine, bool upper, lint n, T *a, lint lda, unsi
   if (value) *value = op.value;
   return r;
 }
-template <class T> bool one_trip_fits(const Context &c, lint n) {
+// Whether the caller's triangle (order n at a, lda) goes the pinned way:
+// pinned_plan's test for it.
+template <class T> bool pinned_triangle(T *a, lint lda, lint n) {
+  const Block<T> b{a, lda, n, n, Layout::lower};
+  const PinnedRange r = pinned_range(a, block_bytes(b));
+  return r.pinned && r.writable && r.device;
+}
+// Whether the staging holds a triangle's trip: its packed copy both ways,
+// or for a pinned caller (pinned_triangle) the inputs' copy alone (the
+// results go home from the device; 64 bytes for the reports).
+template <class T> bool triangle_trip_fits(const Context &c, lint n, bool pinned) {
   const int64_t packed = packed_at(false, n, n);
-  return one_trip_fits<T>(c, packed, packed);
+  return one_trip_fits<T>(c, packed, pinned ? int64_t(64 / sizeof(T)) : packed);
 }
 
 }  // namespace

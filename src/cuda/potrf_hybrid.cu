@@ -95,6 +95,15 @@ enum class Panel { cpu, gpu };
 // 3.36 against 3.65, 3584 the same, 4096 5.2 against 4.9-5.1;
 // bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-26.txt).
 constexpr lint kOneTrip = 3072;
+// A pinned caller's trip (no staging copies; the factor stored from the
+// device) serves single precision up to 4096, where its DMAs, which the
+// hybrid overlaps with the factorization and the trip does not, are half
+// as long. One H100, 4096, hybrid -> trip, ms: s L 4.47 -> 3.35-3.41, s U
+// 4.61 -> 3.41-3.45, c L 7.31-7.37 -> 6.95-7.01, c U 7.83 -> 7.12; d L
+// 4.59-4.65 -> 4.97-5.04, z L 7.11 -> 10.14
+// (bench/results/history/pinned-trip4096-NVIDIA-H100-80GB-HBM3-2026-12-06.txt).
+constexpr lint kOneTripPinned = 4096;
+template <class T> constexpr bool pinned_trip_pays = sizeof(typename Prec<T>::real) == 4;
 
 // The one trip's device routine.
 template <class T> struct OneTripPotrf {
@@ -624,7 +633,9 @@ template <class T> Result potrf(bool upper, lint n, T *a, lint lda, bool log_det
   // Block sizes: the CPU factors 512 blocks in time; on the GPU 768 is best at
   // n = 8192 and 1024 from 16384 (H200, bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-22.txt).
   // HQR_NB (or HQR_PANEL=cpu) asks for the hybrid schedule at any order.
-  if (nb_setting <= 0 && mode == Panel::gpu && n <= kOneTrip && one_trip_fits<T>(*c, n)) {
+  const bool pinned_trip = pinned_trip_pays<T> && n > kOneTrip && n <= kOneTripPinned && pinned_triangle(a, lda, n);
+  if (nb_setting <= 0 && mode == Panel::gpu && (n <= kOneTrip || pinned_trip) &&
+      triangle_trip_fits<T>(*c, n, pinned_trip)) {
     OneTripPotrf<T> op;
     op.log_det = log_det;
     unsigned long long bits = 0;

@@ -311,22 +311,10 @@ template <class T>
 lint gels_rhs(QrSteps<T> &s, bool solve_first, lint p, lint q, const T *f, lint ldf, const T *t, lint nb, lint info,
               T *dB, T *dV, T *dW, lint ldw, lint nrhs, T *b, lint ldb) {
   Context &c = s.c_;
-  const lint npanels = (q + nb - 1) / nb;
-  auto v_of = [&](lint j) {  // block j's V into dV
-    const lint k0 = j * nb, kb = std::min(nb, q - k0);
-    unit_lower_copy<<<grid_for(int64_t(p - k0) * kb), 256, 0, c.compute_stream>>>(
-        p - k0, kb, dv(f + k0 + std::size_t(k0) * ldf), ldf, dv(dV), ldf);
-    return s.launched();
-  };
-  auto block = [&](lint j, bool conj) {
-    const lint k0 = j * nb, kb = std::min(nb, q - k0);
-    return v_of(j) && apply_block_reflector(s, true, conj, p - k0, nrhs, kb, dV, ldf, t + std::size_t(j) * nb * nb,
-                                            nb, dB + k0, ldf, dW, ldw);
-  };
   bool fine = true;
   if (!solve_first) {
-    fine = s.put(b, ldb, p, nrhs, dB, ldf);
-    for (lint j = 0; j < npanels && fine; ++j) fine = block(j, true);
+    fine = s.put(b, ldb, p, nrhs, dB, ldf) &&
+           apply_q_blocks(s, true, p, q, nrhs, f, ldf, t, nb, dB, ldf, dV, ldf, dW, ldw);
     if (fine && info == 0)
       fine = s.check(blas::trsm(c.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, q,
                                 nrhs, T(1), f, ldf, dB, ldf),
@@ -339,8 +327,8 @@ lint gels_rhs(QrSteps<T> &s, bool solve_first, lint p, lint q, const T *f, lint 
                    Point::kernel) &&
            (p == q || s.check(cudaMemset2DAsync(dB + q, ldf * sizeof(T), 0, (p - q) * sizeof(T), nrhs,
                                                 c.compute_stream),
-                              Point::kernel));
-    for (lint j = npanels - 1; j >= 0 && fine; --j) fine = block(j, false);
+                              Point::kernel)) &&
+           apply_q_blocks(s, false, p, q, nrhs, f, ldf, t, nb, dB, ldf, dV, ldf, dW, ldw);
   }
   return fine ? s.get(dB, ldf, p, nrhs, b, ldb, false, false) : 0;
 }

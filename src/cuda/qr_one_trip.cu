@@ -419,16 +419,7 @@ template <class T> struct GelsOp {
     if (f.kept.nb != qnb) return false;  // not the T's planned for
     DeviceSteps s(c);
     T *v = static_cast<T *>(work), *w = reinterpret_cast<T *>(static_cast<char *>(work) + v_bytes());
-    const lint nblocks = (q + qnb - 1) / qnb;
-    for (lint i = 0; i < nblocks; ++i) {
-      const lint j = conj ? i : nblocks - 1 - i, k0 = j * qnb, kb = std::min(qnb, q - k0);
-      unit_lower_copy<<<grid_for(int64_t(p - k0) * kb), 256, 0, c.compute_stream>>>(
-          p - k0, kb, dv(fa + k0 + std::size_t(k0) * p), p, dv(v), p);
-      if (!s.launched() || !apply_block_reflector(s, true, conj, p - k0, nrhs, kb, v, p,
-                                                  f.kept.t + std::size_t(j) * qnb * qnb, qnb, b + k0, p, w, qnb))
-        return false;
-    }
-    return true;
+    return apply_q_blocks(s, conj, p, q, nrhs, fa, p, f.kept.t, qnb, b, p, v, p, w, qnb);
   }
 };
 
