@@ -95,7 +95,12 @@ std::vector<Memory> kinds() {
   if (const char *only = std::getenv("HQR_TEST_MEMORY")) {
     for (Memory k : all)
       if (std::strcmp(only, name(k)) == 0) return {k};
-    return {};
+    // A kind this machine lacks runs nothing; a name of no kind is an error
+    // (it would run nothing and pass).
+    for (Memory k : {Memory::host_alloc, Memory::registered, Memory::part_registered, Memory::managed})
+      if (std::strcmp(only, name(k)) == 0) return {};
+    fail_msg("HQR_TEST_MEMORY=%s names no kind: pageable, cudaMallocHost, cudaHostRegister, registered-in-part, "
+             "cudaMallocManaged", only);
   }
   return all;
 }
