@@ -97,10 +97,11 @@ std::vector<Memory> kinds() {
       if (std::strcmp(only, name(k)) == 0) return {k};
     // A kind this machine lacks runs nothing; a name of no kind is an error
     // (it would run nothing and pass).
-    for (Memory k : {Memory::host_alloc, Memory::registered, Memory::part_registered, Memory::managed})
+    for (Memory k : {Memory::host_alloc, Memory::registered, Memory::part_registered, Memory::managed,
+                     Memory::read_only})
       if (std::strcmp(only, name(k)) == 0) return {};
     fail_msg("HQR_TEST_MEMORY=%s names no kind: pageable, cudaMallocHost, cudaHostRegister, registered-in-part, "
-             "cudaMallocManaged", only);
+             "cudaMallocManaged, registered-read-only", only);
   }
   return all;
 }

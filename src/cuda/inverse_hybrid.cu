@@ -840,10 +840,7 @@ template <class T> Result run(Op op, bool upper, bool unit, lint n, T *a, lint l
 template <class T> Result inverse_one_gpu(Context &c, Op op, bool upper, bool unit, lint n, T *a, lint lda) {
   std::lock_guard<std::mutex> g(c.lock);
   if (!ok(cudaSetDevice(c.device))) return {false, 0, "cudaSetDevice failed", 0};
-  // A pinned caller's trip needs half the staging: z 4096's triangle (134
-  // MB) fits the 201 MB once, not twice.
-  if (takes_one_trip(op, n) && (triangle_trip_fits<T>(c, n, false) ||
-                                (pinned_triangle(a, lda, n) && triangle_trip_fits<T>(c, n, true)))) {
+  if (takes_one_trip(op, n) && triangle_trip_fits<T>(c, n, a, lda)) {
     OneTripInverse<T> device_op{op, unit};
     return one_trip(c, device_op, upper, n, a, lda);
   }

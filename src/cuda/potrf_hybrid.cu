@@ -633,9 +633,10 @@ template <class T> Result potrf(bool upper, lint n, T *a, lint lda, bool log_det
   // Block sizes: the CPU factors 512 blocks in time; on the GPU 768 is best at
   // n = 8192 and 1024 from 16384 (H200, bench/results/history/potrf-tuning-NVIDIA-H200-2026-11-22.txt).
   // HQR_NB (or HQR_PANEL=cpu) asks for the hybrid schedule at any order.
-  const bool pinned_trip = pinned_trip_pays<T> && n > kOneTrip && n <= kOneTripPinned && pinned_triangle(a, lda, n);
-  if (nb_setting <= 0 && mode == Panel::gpu && (n <= kOneTrip || pinned_trip) &&
-      triangle_trip_fits<T>(*c, n, pinned_trip)) {
+  if (nb_setting <= 0 && mode == Panel::gpu &&
+      (n <= kOneTrip ? triangle_trip_fits<T>(*c, n, a, lda)
+                     : pinned_trip_pays<T> && n <= kOneTripPinned && pinned_triangle(a, lda, n) &&
+                           triangle_trip_fits<T>(*c, n, true))) {
     OneTripPotrf<T> op;
     op.log_det = log_det;
     unsigned long long bits = 0;
