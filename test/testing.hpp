@@ -326,11 +326,12 @@ inline int blas_threads(int set) {
   return before;
 }
 
-// A spare column after the matrix: OpenBLAS 0.3.21's complex dot kernels
-// read one element past a strided vector, so clauum/zlauum with uplo 'U'
-// (the system's, and the reference LAPACK's through OpenBLAS's BLAS) read
-// A(i, n+1); on a heap block that ends at a page this would crash the test
-// for a reason that is not hqr's.
+// A spare column after a matrix that the reference LAPACK's clauum/zlauum
+// 'U' (or its c/zpotri) takes: OpenBLAS 0.3.21's complex dot kernels read one
+// element past a strided vector, so through them it reads A(i, n+1), and on
+// a heap block that ends at a page the test would crash for a reason that is
+// not hqr's. (hqr's own CPU path keeps inside the array: test_inverse's
+// at_mapping_end.)
 template <class T> Matrix<T> with_spare_column(const Matrix<T> &a) {
   Matrix<T> b = a;
   b.data.resize(b.data.size() + size_t(b.ld));

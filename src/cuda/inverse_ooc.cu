@@ -62,7 +62,7 @@ template <class T> class GpuPieces {
       return next::trtri(&uplo, &diag, &t, a, &lda, &info);
     }
     if (r.resume > 0) return finish_lauum(upper_, t, r.resume, a, lda);
-    next::lauum(&uplo, &t, a, &lda, &info);
+    cpu_lauum(upper_, t, a, lda);
   }
 
   void trmm(bool left, char trans, lint m, lint n, T alpha, const T *a, lint lda, T *b, lint ldb) {

@@ -11,6 +11,7 @@
 
 #include "common.hpp"
 #include "cpu/blas.hpp"
+#include "cpu/lauu2.hpp"
 #include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "next_lapack.hpp"
@@ -49,15 +50,41 @@ template <class T> void finish_trtri(bool upper, bool unit, lint n, lint done, T
   }
 }
 
+// xLAUUM on the CPU: the next LAPACK's, except that for complex 'U' hqr
+// forms the last columns' part itself. OpenBLAS 0.3.21 (Debian 12's) reads
+// past the caller's array there: its complex dot kernels (c/z dotc and dotu,
+// every x86_64 core type) load one stride past the last element of a strided
+// vector, and its xLAUU2 'U' takes the dot of each row of a diagonal block
+// with the rest of that row, so for the last block's rows the load lands up
+// to n elements past the last column. Where the array ends at an unmapped
+// page the call faults, and a cudaMallocHost array does: the driver reserves
+// the range after it (zpotri 'U' 4096, lda 4097, faulted in test_pinned's CPU
+// fallback; test_inverse's at_mapping_end shows it on any host). So:
+//   [U11 U12; 0 U22] [U11 U12; 0 U22]**H
+//     = [U11 U11**H + U12 U12**H, U12 U22**H; ., U22 U22**H]
+// with U22 the last kTail columns: the next LAPACK forms U11 U11**H, whose
+// extra load falls on U12 (inside the array), the next BLAS the rank-kTail
+// update and the product with U22**H, and hqr's xLAUU2 U22 U22**H. It costs
+// 0.97-1.0x the next LAPACK's own time from n = 1024 (2-core host).
+template <class T> void cpu_lauum(bool upper, lint n, T *a, lint lda) {
+  const char uplo = upper ? 'U' : 'L';
+  lint info = 0;
+  if (!(is_complex<T> && upper)) return next::lauum(&uplo, &n, a, &lda, &info);
+  constexpr lint kTail = 32;
+  if (n <= kTail) return cpu::lauu2<T>(true, n, a, lda, nullptr);
+  const lint n1 = n - kTail;
+  T *a12 = a + std::size_t(n1) * lda, *a22 = a12 + n1;
+  next::lauum(&uplo, &n1, a, &lda, &info);
+  blas::syrk<T>(true, 'U', 'N', n1, kTail, T(1), a12, lda, T(1), a, lda);
+  blas::trmm<T>('R', 'U', 'C', 'N', n1, kTail, T(1), a22, lda, a12, lda);
+  cpu::lauu2<T>(true, kTail, a22, lda, nullptr);
+}
+
 // lauum, with the first j (> 0) rows ('U') or columns ('L') of the product
 // final and the rest still the input: the trailing block's product depends
 // only on the trailing block of the input, A22 = U22 * U22**H (L22**H * L22).
 template <class T> void finish_lauum(bool upper, lint n, lint j, T *a, lint lda) {
-  const lint m = n - j;
-  if (m == 0) return;
-  const char uplo = upper ? 'U' : 'L';
-  lint info = 0;
-  next::lauum(&uplo, &m, a + j + std::size_t(j) * lda, &lda, &info);
+  if (n - j > 0) cpu_lauum(upper, n - j, a + j + std::size_t(j) * lda, lda);
 }
 
 // potri likewise: inv(U) is upper triangular with inv(U)22 = inv(U22), so

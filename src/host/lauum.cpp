@@ -42,7 +42,7 @@ template <class T> void lauum(const char *uplo, const lint *n, T *a, const lint 
   } else {
     trace.path("cpu", d.why);
   }
-  next::lauum(uplo, n, a, lda, info);
+  cpu_lauum(upper, *n, a, *lda);
 }
 
 }  // namespace hqr
