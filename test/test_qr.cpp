@@ -412,12 +412,11 @@ struct GelsCase {
 // 31 x 31 and 300 x 200 go through the one trip's small geqrf, which forms
 // Q**H B as its trailing update (qr_one_trip.cu's GelsOp); 1100 x 300
 // through its device geqrf, whose T's apply Q in two blocks (both ways:
-// trans 'N' and 'C'). No wide shape as large: on the CPU its xGELQF calls
-// threaded zgemv 'N', which Debian's OpenBLAS 0.3.21 (SkylakeX kernel)
-// crashed in, now and then (reading past an array; OpenBLAS issue 4013).
+// trans 'N' and 'C'); 300 x 1100 through the wide path (the CPU's xGELQF
+// once read past A here: gels_at_mapping_end).
 constexpr GelsCase kGels[] = {{0, 0},   {0, 5},   {5, 0},    {1, 1},    {7, 1},   {1, 7},    {31, 31},
                               {45, 17}, {17, 45}, {64, 31},  {31, 64},  {257, 64}, {64, 257}, {192, 3},
-                              {3, 192}, {500, 60}, {300, 200}, {1100, 300}};
+                              {3, 192}, {500, 60}, {300, 200}, {1100, 300}, {300, 1100}};
 
 // Orthonormal basis (p x q, p >= q) of the column space of `m` (p x q),
 // from the reference LAPACK's QR: independent of the routines under test.
@@ -436,9 +435,11 @@ template <class T> Matrix<T> column_basis(const Matrix<T> &mat) {
 char op_of(char trans) { return trans == 'N' ? 'N' : 'C'; }
 
 // One gels call with the queried (or minimum) LWORK; checks padding, WORK
-// guard, and returns B.
+// guard, and returns B. at_end: A lies at the end of a mapping
+// (AtMappingEnd), so a read past it faults.
 template <class T>
-Matrix<T> run_gels(char trans, const Matrix<T> &a0, const Matrix<T> &b0, bool minimal, const std::string &ctx) {
+Matrix<T> run_gels(char trans, const Matrix<T> &a0, const Matrix<T> &b0, bool minimal, const std::string &ctx,
+                   bool at_end = false) {
   const lint m = a0.m, n = a0.n, nrhs = b0.n;
   Matrix<T> a = a0, b = b0;
   T w[2] = {T(-3), T(-3)};
@@ -448,7 +449,13 @@ Matrix<T> run_gels(char trans, const Matrix<T> &a0, const Matrix<T> &b0, bool mi
     fail_msg("%s: LWORK query gave %ld, below LAPACK's minimum %ld", ctx.c_str(), long(work_size(w[0])), long(lmin));
   const lint lw = minimal ? lmin : work_size(w[0]);
   Work<T> work(lw);
-  assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), a.ld, b.ptr(), b.ld, work.ptr(), lw), 0, ctx);
+  if (at_end) {
+    AtMappingEnd<T> end(a0);
+    assert_info(gels<T>(trans, m, n, nrhs, end.ptr(), a.ld, b.ptr(), b.ld, work.ptr(), lw), 0, ctx);
+    a = end.read(a0);
+  } else {
+    assert_info(gels<T>(trans, m, n, nrhs, a.ptr(), a.ld, b.ptr(), b.ld, work.ptr(), lw), 0, ctx);
+  }
   if (!work.guard_intact()) fail_msg("%s: wrote past WORK(LWORK)", ctx.c_str());
   lint bi, bj;
   if (!unchanged_where(a0, a, [](lint, lint) { return false; }, &bi, &bj))
@@ -489,13 +496,15 @@ void assert_dqrt17(const Matrix<T> &am, char op, const Matrix<T> &b, const Matri
 }
 
 // One gels case of gels_residual; with on_gpu, its solve must end on a GPU
-// path where the tests force that.
-template <class T> void gels_case(lint m, lint n, char trans, lint nrhs, int minimal, bool on_gpu = false) {
-  const lint lda = std::max<lint>(1, m) + 2, ldb = std::max<lint>({1, m, n}) + 3;
+// path where the tests force that; with at_end, A lies at the end of a
+// mapping (and lda = m).
+template <class T>
+void gels_case(lint m, lint n, char trans, lint nrhs, int minimal, bool on_gpu = false, bool at_end = false) {
+  const lint lda = std::max<lint>(1, m) + (at_end ? 0 : 2), ldb = std::max<lint>({1, m, n}) + 3;
   const lint p = trans == 'N' ? m : n, q = trans == 'N' ? n : m;  // op(A) is p x q
-  const std::string ctx = context("%cgels trans=%c m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld%s", prefix<T>(), trans,
+  const std::string ctx = context("%cgels trans=%c m=%ld n=%ld nrhs=%ld lda=%ld ldb=%ld%s%s", prefix<T>(), trans,
                                   long(m), long(n), long(nrhs), long(lda), long(ldb),
-                                  minimal ? " minimum lwork" : "");
+                                  minimal ? " minimum lwork" : "", at_end ? " A at a mapping's end" : "");
   const Matrix<T> a0 = random_matrix<T>(m, n, lda);
   const Matrix<T> am = block(a0, m, n);
   const double anorm = norm_one(am);
@@ -517,7 +526,7 @@ template <class T> void gels_case(lint m, lint n, char trans, lint nrhs, int min
       for (lint i = 0; i < p; ++i) b0(i, j) = bx(i, j);
   }
   const GpuPathCheck path;
-  Matrix<T> x = block(run_gels(trans, a0, b0, minimal, ctx), q, nrhs);
+  Matrix<T> x = block(run_gels(trans, a0, b0, minimal, ctx, at_end), q, nrhs);
   if (on_gpu) path.expect(q, lint(1) << 30, ctx.c_str());
   Matrix<T> r = block(b0, p, nrhs);
   subtract_product(r, am, op, x, 'N');
@@ -532,7 +541,7 @@ template <class T> void gels_case(lint m, lint n, char trans, lint nrhs, int min
   }
   if (p > q) {  // least squares with an inconsistent right-hand side
     const Matrix<T> b1 = random_matrix<T>(std::max(m, n), nrhs, ldb);
-    assert_dqrt17(am, op, b1, run_gels(trans, a0, b1, minimal, ctx + " (inconsistent)"), p, q, nrhs, ctx);
+    assert_dqrt17(am, op, b1, run_gels(trans, a0, b1, minimal, ctx + " (inconsistent)", at_end), p, q, nrhs, ctx);
   }
 }
 template <class T> void gels_residual(void **) {
@@ -540,6 +549,14 @@ template <class T> void gels_residual(void **) {
     for (char trans : {'N', trans_h<T>()})
       for (lint nrhs : {1, 3})
         for (int minimal = 0; minimal < 2; ++minimal) gels_case<T>(g.m, g.n, trans, nrhs, minimal);
+}
+
+// A at the end of a mapping: wide shapes in c and z read past A's last
+// column in the next LAPACK's xGELQF (OpenBLAS 0.3.21's kernels; hqr runs it
+// on a padded copy, next::on_padded_copy), and on the CPU path they faulted.
+template <class T> void gels_at_mapping_end(void **) {
+  for (const GelsCase &g : {GelsCase{17, 45}, GelsCase{64, 257}, GelsCase{300, 1100}, GelsCase{257, 64}})
+    for (char trans : {'N', trans_h<T>()}) gels_case<T>(g.m, g.n, trans, 3, 0, false, true);
 }
 
 // The same shape call after call, as geqrf_repeated: the small trip's work
@@ -1324,6 +1341,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       ALL_TYPES(geqrf_residual), ALL_TYPES(geqrf_repeated), ALL_TYPES(geqrf_minimum_lwork), ALL_TYPES(geqrf_panels),
       ALL_TYPES(ormqr_vs_explicit_q), ALL_TYPES(ormqr_quick_return), ALL_TYPES(gels_residual), ALL_TYPES(gels_repeated),
+      ALL_TYPES(gels_at_mapping_end),
       ALL_TYPES(lwork_too_small), ALL_TYPES(ormqr_blocks), ALL_TYPES(orgqr_blocks), ALL_TYPES(gels_blocks),
       ALL_TYPES(gels_blocks_wide), ALL_TYPES(gels_rank_deficient), ALL_TYPES(gels_scaled), ALL_TYPES(geqrf_scaled),
       cmocka_unit_test(catch_up_schedule),

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cctype>
 #include <cstring>
+#include <sys/mman.h>
 #include <limits>
 #include <random>
 #include <string>
@@ -337,6 +338,35 @@ template <class T> Matrix<T> with_spare_column(const Matrix<T> &a) {
   b.data.resize(b.data.size() + size_t(b.ld));
   return b;
 }
+
+// A Fortran array (lda*n elements) whose last element ends a page, with more
+// than a column's bytes of PROT_NONE pages after it: a routine that reads
+// past the array faults, and cmocka fails the test. A cudaMallocHost array
+// ends so (the driver reserves the range after it).
+template <class T> class AtMappingEnd {
+ public:
+  explicit AtMappingEnd(const Matrix<T> &m) : count_(std::size_t(m.ld) * std::max<lint>(m.n, 1)) {
+    const std::size_t page = 4096, bytes = count_ * sizeof(T);
+    data_ = (bytes + page - 1) / page * page;
+    total_ = data_ + (std::size_t(m.ld) + 1) * sizeof(T) / page * page + page;
+    base_ = static_cast<char *>(mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    assert_true(base_ != MAP_FAILED);
+    assert_int_equal(mprotect(base_ + data_, total_ - data_, PROT_NONE), 0);
+    std::memcpy(ptr(), m.data.data(), bytes);
+  }
+  ~AtMappingEnd() { munmap(base_, total_); }
+  AtMappingEnd(const AtMappingEnd &) = delete;
+  AtMappingEnd &operator=(const AtMappingEnd &) = delete;
+  T *ptr() { return reinterpret_cast<T *>(base_ + data_) - count_; }
+  Matrix<T> read(Matrix<T> like) {
+    std::memcpy(like.data.data(), ptr(), count_ * sizeof(T));
+    return like;
+  }
+
+ private:
+  std::size_t count_, data_ = 0, total_ = 0;
+  char *base_ = nullptr;
+};
 
 template <class T> bool same_bytes(const Matrix<T> &a, const Matrix<T> &b) {
   return a.data.size() == b.data.size() && std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(T)) == 0;

@@ -111,33 +111,37 @@ template <class T> lint trtrs_lower(char op, lint n, lint nrhs, const T *a, lint
 // The first r rows of A hold the LQ factorization (with tau), the rest the
 // input: apply the stored reflectors to the other rows from the right and
 // factor what remains right of column r (finish_geqrf, transposed).
-template <class T> void finish_gelqf(lint m, lint n, lint r, T *a, lint lda, T *tau) {
-  using Mlq = void(const char *, const char *, const lint *, const lint *, const lint *, const T *, const lint *,
-                   const T *, T *, const lint *, T *, const lint *, lint *, std::size_t, std::size_t);
-  using Lqf = void(const lint *, const lint *, T *, const lint *, T *, T *, const lint *, lint *);
-  static Mlq *const ormlq = next::fn<Mlq, T>(is_complex<T> ? "unmlq" : "ormlq");
-  static Lqf *const gelqf = next::fn<Lqf, T>("gelqf");
-  const lint k = std::min(m, n), kr = std::min(r, k), mr = m - r;
-  const lint query = -1;
-  lint info = 0;
-  if (mr <= 0) return;
-  T *c = a + r;
-  if (kr > 0) {
-    const char trans = is_complex<T> ? 'C' : 'T';
-    T w{};
-    ormlq("R", &trans, &mr, &n, &kr, a, &lda, tau, c, &lda, &w, &query, &info, 1, 1);
-    lint lw = std::max<lint>({1, mr, lint(std::real(w))});
-    std::vector<T> work(static_cast<std::size_t>(lw));
-    ormlq("R", &trans, &mr, &n, &kr, a, &lda, tau, c, &lda, work.data(), &lw, &info, 1, 1);
-  }
-  if (r < k) {
-    const lint nr = n - r;
-    T w{};
-    gelqf(&mr, &nr, c + std::size_t(r) * lda, &lda, tau + r, &w, &query, &info);
-    lint lw = std::max<lint>({1, mr, lint(std::real(w))});
-    std::vector<T> work(static_cast<std::size_t>(lw));
-    gelqf(&mr, &nr, c + std::size_t(r) * lda, &lda, tau + r, work.data(), &lw, &info);
-  }
+// (On a padded copy of A in c and z: xUNMLQ 'R' and xGELQF read past A's
+// last column, next::on_padded_copy.)
+template <class T> void finish_gelqf(lint m, lint n, lint r, T *caller_a, lint lda, T *tau) {
+  if (m <= r) return;
+  next::on_padded_copy(m, n, caller_a, lda, [&](T *a) {
+    using Mlq = void(const char *, const char *, const lint *, const lint *, const lint *, const T *, const lint *,
+                     const T *, T *, const lint *, T *, const lint *, lint *, std::size_t, std::size_t);
+    using Lqf = void(const lint *, const lint *, T *, const lint *, T *, T *, const lint *, lint *);
+    static Mlq *const ormlq = next::fn<Mlq, T>(is_complex<T> ? "unmlq" : "ormlq");
+    static Lqf *const gelqf = next::fn<Lqf, T>("gelqf");
+    const lint k = std::min(m, n), kr = std::min(r, k), mr = m - r;
+    const lint query = -1;
+    lint info = 0;
+    T *c = a + r;
+    if (kr > 0) {
+      const char trans = is_complex<T> ? 'C' : 'T';
+      T w{};
+      ormlq("R", &trans, &mr, &n, &kr, a, &lda, tau, c, &lda, &w, &query, &info, 1, 1);
+      lint lw = std::max<lint>({1, mr, lint(std::real(w))});
+      std::vector<T> work(static_cast<std::size_t>(lw));
+      ormlq("R", &trans, &mr, &n, &kr, a, &lda, tau, c, &lda, work.data(), &lw, &info, 1, 1);
+    }
+    if (r < k) {
+      const lint nr = n - r;
+      T w{};
+      gelqf(&mr, &nr, c + std::size_t(r) * lda, &lda, tau + r, &w, &query, &info);
+      lint lw = std::max<lint>({1, mr, lint(std::real(w))});
+      std::vector<T> work(static_cast<std::size_t>(lw));
+      gelqf(&mr, &nr, c + std::size_t(r) * lda, &lda, tau + r, work.data(), &lw, &info);
+    }
+  });
 }
 
 // xGELS's steps after the factorization, on columns of B (as LAPACK 3.11
@@ -315,7 +319,9 @@ void gels(const char *trans, const lint *m, const lint *n, const lint *nrhs, T *
     trace.path("cpu", d.why);
   }
   const CpuOnly plain_lapack(nonfinite);  // its xGEQRF and xORMQR on the CPU too
-  next::gels(trans, m, n, nrhs, a, lda, b, ldb, work, lwork, info);
+  if (*m >= *n) return next::gels(trans, m, n, nrhs, a, lda, b, ldb, work, lwork, info);
+  // Its xGELQF reads past A's last column in c and z (on_padded_copy).
+  next::on_padded_copy(*m, *n, a, *lda, [&](T *c) { next::gels(trans, m, n, nrhs, c, lda, b, ldb, work, lwork, info); });
 }
 
 }  // namespace hqr

@@ -69,7 +69,11 @@ void next_gelsd(const lint *m, const lint *n, const lint *nrhs, T *a, const lint
     using F = void(const lint *, const lint *, const lint *, T *, const lint *, T *, const lint *, Real<T> *,
                    const Real<T> *, lint *, T *, const lint *, Real<T> *, lint *, lint *);
     static F *const f = next::fn<F, T>("gelsd");
-    f(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, rwork, iwork, info);
+    if (*lwork == -1) return f(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, rwork, iwork, info);
+    // Its xGEBRD reads past A's last column (next::on_padded_copy).
+    next::on_padded_copy(*m, *n, a, *lda, [&](T *c) {
+      f(m, n, nrhs, c, lda, b, ldb, s, rcond, rank, work, lwork, rwork, iwork, info);
+    });
   } else {
     using F = void(const lint *, const lint *, const lint *, T *, const lint *, T *, const lint *, Real<T> *,
                    const Real<T> *, lint *, T *, const lint *, lint *, lint *);

@@ -3,7 +3,10 @@
 // implement (forward.cpp). Never resolves back into hqr itself.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <memory>
+#include <new>
 
 #include "common.hpp"
 
@@ -120,6 +123,32 @@ void herk(const char *uplo, const char *trans, const lint *n, const lint *k, typ
                  const R *, T *, const lint *, std::size_t, std::size_t);
   static F *const f = fn<F, T>(is_complex<T> ? "herk" : "syrk");
   f(uplo, trans, n, k, &alpha, a, lda, &beta, c, ldc, 1, 1);
+}
+
+// Runs call(A') with A' a copy of the m-by-n A (same lda) followed by a
+// spare column, and copies A' back, for complex T; call(A) otherwise. Why:
+// OpenBLAS 0.3.21's (Debian 12's) complex kernels read one stride past a
+// strided vector (c/z dotc and dotu always, c/z gemv 'N' for some shapes;
+// the reals' and the other level-2 routines' do not), and LAPACK's routines
+// that apply reflectors from the right (xGELQF, xUNMLQ 'R', xGEBRD) pass a
+// row of A as that vector: on A's last column the read lands up to m
+// elements past the array, and where the array ends at an unmapped page (a
+// cudaMallocHost array does) the call faults. Without memory for the copy,
+// call(A).
+template <class T, class F> void on_padded_copy(lint m, lint n, T *a, lint lda, F &&call) {
+  if constexpr (is_complex<T>) {
+    if (m > 0 && n > 0) {
+      const std::size_t ld = std::size_t(lda);
+      std::unique_ptr<T[]> c(new (std::nothrow) T[ld * std::size_t(n + 1)]());
+      if (c) {
+        for (std::size_t j = 0; j < std::size_t(n); ++j) std::copy(a + j * ld, a + j * ld + m, c.get() + j * ld);
+        call(c.get());
+        for (std::size_t j = 0; j < std::size_t(n); ++j) std::copy(c.get() + j * ld, c.get() + j * ld + m, a + j * ld);
+        return;
+      }
+    }
+  }
+  call(a);
 }
 
 }  // namespace next
