@@ -578,6 +578,20 @@ extern "C" void xerbla_(const char *name, const lapack_int *info, size_t len) {
 
 namespace testing {
 
+// xLAUUM's check: the triangle `out` holds against U*U**H ('U') or L**H*L
+// ('L') formed here from the input triangle of a0:
+// ||out - W||_1 / (n ||W||_1 eps).
+template <class T> void assert_lauum_product(const Matrix<T> &a0, const Matrix<T> &out, char uplo, const std::string &ctx) {
+  const lint n = a0.n;
+  if (n == 0) return;
+  const Matrix<T> t = triangle(block(a0, n, n), uplo);
+  const Matrix<T> w = uplo == 'U' ? product(t, 'N', t, 'C') : product(t, 'C', t, 'N');
+  Matrix<T> d = hermitian(block(out, n, n), uplo);
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < n; ++i) d(i, j) -= w(i, j);
+  assert_ratio(norm_one(d) / (double(n) * norm_one(w) * eps<T>()), ctx);
+}
+
 // HQR_DEVICE_REPLICAS=k (a test knob): each GPU serves as k members of the
 // device set, which the per-GPU counters cannot tell apart.
 inline int device_replicas() {
