@@ -287,9 +287,15 @@ template <class T> void scribble_lower(Matrix<T> &r, lint m, lint n, lint from) 
     for (lint i = j + 1; i < m; ++i) r(i, j) = T(1000) + testing::random_value<T>();
 }
 
+// The workspace a test gives: the documented minimum (direct kernels, one
+// pass at a time), halfway to the optimum (direct kernels, batched), or the
+// optimum (blocked, or refactor).
+enum class Lw { min, mid, opt };
+inline const char *lw_name(Lw lw) { return lw == Lw::min ? "min" : lw == Lw::mid ? "mid" : "opt"; }
+
 // A LWORK = -1 query (it must set WORK(1) only and report nothing), then a
-// workspace of the minimum or of the queried size.
-template <class T> std::vector<T> workspace(const std::function<lint(lint, T *)> &call, bool opt, lint lwmin) {
+// workspace of the size lw names.
+template <class T> std::vector<T> workspace(const std::function<lint(lint, T *)> &call, Lw lw, lint lwmin) {
   T q[2] = {T(-1), T(-7)};
   testing::xerbla_reset();
   assert_int_equal(call(-1, q), 0);
@@ -297,7 +303,10 @@ template <class T> std::vector<T> workspace(const std::function<lint(lint, T *)>
   assert_true(std::imag(q[0]) == 0 && q[1] == T(-7));
   const lint lwopt = testing::work_size(q[0]);
   assert_true(lwopt >= lwmin);
-  return std::vector<T>(size_t(opt ? lwopt : lwmin));
+  return std::vector<T>(size_t(lw == Lw::opt ? lwopt : lw == Lw::mid ? lwmin + (lwopt - lwmin) / 2 : lwmin));
+}
+template <class T> std::vector<T> workspace(const std::function<lint(lint, T *)> &call, bool opt, lint lwmin) {
+  return workspace<T>(call, opt ? Lw::opt : Lw::min, lwmin);
 }
 
 template <class T> const char *xname(const char *base) {
