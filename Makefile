@@ -243,9 +243,9 @@ $(BUILD)/test/%: test/%.cpp test/testing.hpp $(LIB)
 	$(CXX) $(CXXFLAGS) -std=c++17 -pthread $(WARN) $(TEST_FLAGS_$*) -Iinclude -Isrc -Itest $< $(TEST_SOURCES_$*) -o $@ \
 	    $(TEST_LIBS)
 
-# The QR-update tests of c, z and the economy form share their checks
+# The QR-update tests (full and economy form) share their checks
 # (qrupd_testing.hpp).
-QRUPD_TESTS := test_qrupd_complex test_qrupd_econ test_qrupd_econ_host
+QRUPD_TESTS := test_qrupd test_qrupd_econ test_qrupd_econ_host
 $(addprefix $(BUILD)/test/,$(QRUPD_TESTS)) $(addprefix $(BUILD)/test64/,$(QRUPD_TESTS)): test/qrupd_testing.hpp
 # test_qrupd_econ_host compiles the QR updates' CPU kernels in, to drive the
 # economy addcols' host steps (whose device passes run only on a GPU) from

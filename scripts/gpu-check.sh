@@ -435,7 +435,7 @@ if part sanitizer; then
 # inside its time limit while still taking every GPU path of the test:
 # test_inverse in double (potri, trtri, lauum, both uplo, HQR_INV_LEAF=64 so
 # that the recursion splits at these orders), test_qr the hybrid geqrf,
-# test_qrupd and test_qrupd_complex the GPU update paths, s, d, c and z (the
+# test_qrupd the GPU update paths, s, d, c and z, one precision a run (the
 # shared-memory kernels: qrupd_cols.cu's band_qr, cholqr.cuh's signed LU and
 # triangular inverse).
 echo "== compute-sanitizer"
@@ -451,7 +451,7 @@ for tool in ${GPU_CHECK_SANITIZERS:-memcheck racecheck}; do
   for t in test_potrf_hybrid:'*' test_inverse:'*<double*' test_qr:'geqrf_panels<float>' \
            test_qr:'geqrf_panels<double>' test_qr:'geqrf_panels<std::complex<float>>' \
            test_qr:'geqrf_panels<std::complex<double>>' test_qr:'*_blocks<double>*' \
-           test_qrupd:'gpu_paths*' test_qrupd_complex:'gpu_paths_c' test_qrupd_complex:'gpu_paths_z' \
+           test_qrupd:'gpu_paths_s' test_qrupd:'gpu_paths_d' test_qrupd:'gpu_paths_c' test_qrupd:'gpu_paths_z' \
            test_pinned:'*_pinned<double>'; do
     name=${t%%:*}; i=$((i + 1))
     log="$out/sanitizer-$tool-$i-$name.log"
@@ -463,18 +463,19 @@ done
 fi
 
 if part qrupd; then
-# The QR updates' GPU paths (all four; addrows with and without Q), s and d
-# (test_qrupd) and c and z (test_qrupd_complex): the whole tests with every
-# size on the GPU (gpu_paths* fail where a call did not run there) and
-# injected faults (the arrays must come back right through the CPU);
-# compute-sanitizer is in part sanitizer.
+# The QR updates' GPU paths (all four; addrows with and without Q), s, d, c
+# and z (test_qrupd): the whole test with every size on the GPU (gpu_paths_*
+# fail where a call did not run there) and injected faults (the arrays must
+# come back right through the CPU); compute-sanitizer is in part sanitizer.
+# The limits are those of the two programs (s/d, c/z) this one replaced,
+# added.
 echo "== QR updates"
-for t in test_qrupd test_qrupd_complex; do
-  HQR_GPU_MIN_N=0 timeout 200 build/test/$t >"$out/$t.log" 2>&1 || fail=1
+for t in test_qrupd; do
+  HQR_GPU_MIN_N=0 timeout 400 build/test/$t >"$out/$t.log" 2>&1 || fail=1
   echo "$t: $(tail -n 1 "$out/$t.log")"
   for f in alloc copy:3 kernel:5 sync:2 ${GPU_CHECK_QRUPD_FAULTS:-}; do
     log="$out/$t-fault-$f.log"
-    HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths*' timeout 100 build/test/$t >"$log" 2>&1
+    HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths*' timeout 200 build/test/$t >"$log" 2>&1
     rc=$?
     fired=$(grep -cE "path=cpu-(update|refactor) \((CUDA error|GPU out of memory)" "$log")
     if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi

@@ -1,13 +1,12 @@
-// Shared by test_qrupd_complex.cpp and test_qrupd_econ.cpp: hqr's QR
+// Shared by test_qrupd.cpp and test_qrupd_econ.cpp: hqr's QR
 // updates called from templates over s, d, c, z, the factorization to start
 // from (the reference LAPACK's xGEQRF and xORGQR/xUNGQR), the updated
 // matrix formed explicitly, and the checks on products (never on factors):
 //   ||Q*R - Ã||_1 / (||Ã||_1 * max(M,N) * eps) < 30,
 //   ||Q^H*Q - I||_1 / (M * eps) < 30,  R strictly lower exactly zero,
 // with JOBQ = 'N' ||R^H*R - Ã^H*Ã||_1 / (||Ã||_F^2 * max(M,N) * eps) < 30,
-// the products in double precision (complex double for c, z). With
-// test_qrupd.cpp too: the path a call took, from its HQR_VERBOSE line
-// (call_on_path).
+// the products in double precision (complex double for c, z); the path a
+// call took, from its HQR_VERBOSE line (call_on_path).
 #pragma once
 
 #include <unistd.h>

@@ -1,14 +1,19 @@
-// xQRUPD_ADDCOLS / DELCOLS / ADDROWS / DELROWS (s, d): the updated factors
-// are checked on products against the explicitly updated matrix Ã,
+// xQRUPD_ADDCOLS / DELCOLS / ADDROWS / DELROWS, the full-Q form (s, d, c, z;
+// Q unitary for c and z): the updated factors are checked on products
+// against the explicitly updated matrix Ã (qrupd_testing.hpp),
 //   ||Q*R - Ã||_1 / (||Ã||_1 * max(M,N) * eps) < 30,
-//   ||Q^T*Q - I||_1 / (M * eps) < 30,  R strictly lower exactly zero,
-// and with JOBQ = 'N' ||R^T*R - Ã^T*Ã||_1 / (||Ã||_F^2 * max(M,N) * eps) < 30
-// (products in double precision). Every shape the ABI allows (J at both
-// ends, P up to all, M < N, vectors, padding in every leading dimension)
-// with the minimum, an intermediate and the optimal LWORK (direct, batched
-// and blocked kernels), shapes past every block size, both sides of the
-// update/refactor choice (checked on the HQR_VERBOSE line), quick returns,
-// every illegal argument, and drift over 200 mixed updates.
+//   ||Q^H*Q - I||_1 / (M * eps) < 30,  R strictly lower exactly zero,
+// and with JOBQ = 'N' ||R^H*R - Ã^H*Ã||_1 / (||Ã||_F^2 * max(M,N) * eps) < 30
+// (products in double or complex double precision), on random data fresh
+// every run (complex: nonzero imaginary parts everywhere). Every shape the
+// ABI allows (J at both ends, P up to all, M < N, vectors, padding in every
+// leading dimension) with the minimum, an intermediate and the optimal LWORK
+// (direct, batched and blocked kernels), shapes past every block size, both
+// sides of the update/refactor choice (checked on the HQR_VERBOSE line),
+// quick returns, every illegal argument, and drift over 200 mixed updates.
+// The GPU paths (gpu_paths_*) at shapes that take every branch of their
+// kernels: with HQR_GPU_MIN_N=0 on a GPU each call must run there
+// (path=gpu-update), elsewhere on the CPU.
 #include <functional>
 
 #include "qrupd_testing.hpp"
@@ -37,8 +42,8 @@ template <class T> void assert_lower_kept_or_zero(const Matrix<T> &r, const Matr
 
 template <class T> void run_addcols(lint m, lint n, lint p, lint j, lint pad, Lw lw, const char *path = nullptr) {
   char ctx[96];
-  std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_ADDCOLS"), m, n, p, j, pad,
-                lw_name(lw));
+  std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_ADDCOLS"), int(m), int(n),
+                int(p), int(j), int(pad), lw_name(lw));
   Matrix<T> a = testing::random_matrix<T>(m, n);
   Matrix<T> u0 = testing::random_matrix<T>(m, p);
   Factors<T> f = factor(a, a.m, m + pad, m, m + pad, n + p + 1);
@@ -69,10 +74,10 @@ void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, Lw lw, con
                  double scale = 1) {
   char ctx[128];
   std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s scale=%g", xname<T>("QRUPD_DELCOLS"),
-                jobq, m, n, p, j, pad, lw_name(lw), scale);
+                jobq, int(m), int(n), int(p), int(j), int(pad), lw_name(lw), scale);
   const bool wantq = jobq == 'U';
   Matrix<T> a = testing::random_matrix<T>(m, n);
-  for (T &x : a.data) x *= T(scale);
+  for (T &x : a.data) x *= testing::real_t<T>(scale);
   Factors<T> f = factor(a, a.m, m + pad, m, m + pad, n);
   scribble_lower(f.r, m, n, 0);
   const Factors<T> f0 = f;
@@ -98,8 +103,8 @@ void run_delcols(char jobq, lint m, lint n, lint p, lint j, lint pad, Lw lw, con
 template <class T>
 void run_addrows(char jobq, lint m, lint n, lint p, lint j, lint pad, Lw lw, const char *path = nullptr) {
   char ctx[96];
-  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_ADDROWS"), jobq, m, n,
-                p, j, pad, lw_name(lw));
+  std::snprintf(ctx, sizeof ctx, "%s jobq=%c m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_ADDROWS"), jobq,
+                int(m), int(n), int(p), int(j), int(pad), lw_name(lw));
   const bool wantq = jobq == 'U';
   Matrix<T> a = testing::random_matrix<T>(m, n);
   Matrix<T> u0 = testing::random_matrix<T>(p, n);
@@ -132,8 +137,8 @@ void run_addrows(char jobq, lint m, lint n, lint p, lint j, lint pad, Lw lw, con
 
 template <class T> void run_delrows(lint m, lint n, lint p, lint j, lint pad, Lw lw, const char *path = nullptr) {
   char ctx[96];
-  std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELROWS"), m, n, p, j, pad,
-                lw_name(lw));
+  std::snprintf(ctx, sizeof ctx, "%s m=%d n=%d p=%d j=%d pad=%d lw=%s", xname<T>("QRUPD_DELROWS"), int(m), int(n),
+                int(p), int(j), int(pad), lw_name(lw));
   Matrix<T> a = testing::random_matrix<T>(m, n);
   Factors<T> f = factor(a, a.m, m + pad, m, m + pad, n);
   const Factors<T> f0 = f;
@@ -156,64 +161,87 @@ struct Shape {
 // shapes past the block sizes (32 reflectors, 64 rotation passes, windows
 // of as many rotations) so that several blocks, groups and windows run;
 // shapes on both sides of the update/refactor choice.
-const Shape kAddcols[] = {
+const std::vector<Shape> kAddcols = {
     {8, 5, 1, 1},     {8, 5, 1, 6},      {8, 5, 1, 3},     {8, 5, 3, 1},    {8, 5, 3, 6},     {8, 5, 3, 3},
     {10, 4, 6, 2},    {6, 5, 4, 3},      {4, 6, 2, 3},     {4, 6, 3, 7},    {4, 6, 3, 1},     {1, 1, 1, 1},
     {1, 1, 1, 2},     {1, 5, 2, 3},      {5, 1, 1, 1},     {5, 1, 1, 2},    {7, 0, 3, 1},     {6, 3, 9, 2},
     {60, 20, 5, 10},  {80, 20, 40, 5},   {50, 45, 40, 46}, {40, 60, 35, 1}, {2, 1, 1, 1},     {3, 2, 1, 2},
     {300, 200, 70, 1}, {300, 200, 70, 201}, {120, 100, 40, 50}, {200, 10, 120, 5},
 };
-const Shape kDelcols[] = {
+const std::vector<Shape> kDelcols = {
     {8, 5, 1, 1},    {8, 5, 1, 5},     {8, 5, 2, 2},      {8, 5, 5, 1},     {8, 5, 3, 3},   {4, 7, 2, 1},
     {4, 7, 3, 3},    {4, 7, 7, 1},     {1, 5, 2, 2},      {5, 1, 1, 1},     {1, 1, 1, 1},   {50, 45, 3, 2},
     {60, 50, 10, 5}, {70, 60, 1, 1},   {6, 6, 2, 5},      {3, 3, 1, 2},     {300, 250, 70, 20}, {100, 150, 60, 30},
     {200, 150, 140, 3},
 };
-const Shape kAddrows[] = {
+const std::vector<Shape> kAddrows = {
     {6, 4, 1, 1},    {6, 4, 1, 7},    {6, 4, 3, 3},     {6, 4, 3, 1},    {6, 4, 3, 7},     {3, 6, 2, 2},
     {3, 6, 5, 1},    {0, 4, 3, 1},    {1, 1, 1, 1},     {1, 1, 1, 2},    {1, 5, 1, 1},     {5, 1, 2, 3},
     {4, 0, 2, 2},    {50, 40, 10, 20}, {40, 50, 6, 41}, {45, 40, 40, 1}, {0, 1, 1, 1},     {2, 7, 9, 3},
     {30, 100, 40, 5}, {200, 150, 70, 100}, {0, 50, 60, 1}, {3, 50, 60, 2},
 };
-const Shape kDelrows[] = {
+const std::vector<Shape> kDelrows = {
     {8, 5, 1, 1},      {8, 5, 1, 8},       {8, 5, 3, 3},     {8, 5, 8, 1},   {8, 5, 3, 6},   {4, 6, 2, 2},
     {5, 1, 2, 4},      {1, 1, 1, 1},       {1, 5, 1, 1},     {2, 5, 1, 2},   {60, 20, 40, 10}, {50, 50, 5, 46},
     {40, 60, 3, 1},    {6, 0, 2, 3},       {600, 300, 70, 100}, {300, 200, 30, 271}, {300, 200, 250, 20},
 };
 
-constexpr Lw kLws[] = {Lw::min, Lw::mid, Lw::opt};
+// c and z: a shorter list through the same templates, with every edge: J =
+// 1, inside, N+1 (M+1 for rows); P = 1, several, all; M = N+P; M < N;
+// vectors; shapes past 32 reflectors and 64 rotation passes (blocks,
+// windows); the refactoring side of the cost model (narrow A, many new
+// columns; many deleted rows; rows added to an almost empty A).
+const std::vector<Shape> kAddcolsComplex = {
+    {8, 5, 1, 1},   {8, 5, 1, 3},   {8, 5, 1, 6},    {8, 5, 3, 1},    {8, 5, 3, 3},     {8, 5, 3, 6},
+    {8, 5, 3, 4},   {6, 5, 4, 3},   {4, 6, 3, 7},    {4, 6, 2, 3},    {1, 1, 1, 2},     {5, 1, 1, 1},
+    {7, 0, 3, 1},   {6, 3, 9, 2},   {80, 20, 40, 5}, {50, 45, 40, 46}, {40, 2, 30, 2},  {140, 70, 70, 71},
+};
+const std::vector<Shape> kDelcolsComplex = {
+    {8, 5, 1, 1}, {8, 5, 1, 5}, {8, 5, 2, 2}, {8, 5, 5, 1}, {4, 7, 3, 3}, {4, 7, 7, 1},
+    {1, 5, 2, 2}, {5, 1, 1, 1}, {6, 6, 2, 5}, {60, 50, 10, 5}, {100, 90, 40, 2},
+};
+const std::vector<Shape> kAddrowsComplex = {
+    {6, 4, 1, 1},   {6, 4, 1, 7},    {6, 4, 3, 3},     {6, 4, 3, 1},    {3, 6, 2, 2},    {3, 6, 5, 1},
+    {0, 4, 3, 1},   {1, 1, 1, 2},    {5, 1, 2, 3},     {4, 0, 2, 2},    {50, 40, 10, 20}, {40, 50, 6, 41},
+    {2, 30, 40, 2}, {80, 70, 40, 1},
+};
+const std::vector<Shape> kDelrowsComplex = {
+    {8, 5, 1, 1},  {8, 5, 1, 8},     {8, 5, 3, 3},      {8, 5, 8, 1},    {4, 6, 2, 2}, {5, 1, 2, 4},
+    {2, 5, 1, 2},  {60, 20, 40, 10}, {50, 50, 5, 46},   {6, 0, 2, 3},    {140, 70, 70, 30},
+};
+
+// The list for T, and the workspaces: c and z skip the halfway LWORK (its
+// kernels are the real ones' templates), which keeps valgrind's run short.
+template <class T> const std::vector<Shape> &pick_list(const std::vector<Shape> &real, const std::vector<Shape> &cplx) {
+  return testing::is_complex_v<T> ? cplx : real;
+}
+template <class T> std::vector<Lw> lws() {
+  if (testing::is_complex_v<T>) return {Lw::min, Lw::opt};
+  return {Lw::min, Lw::mid, Lw::opt};
+}
 
 template <class T> void addcols_shapes() {
-  for (const Shape &s : kAddcols)
+  for (const Shape &s : pick_list<T>(kAddcols, kAddcolsComplex))
     for (lint pad : {0, 3})
-      for (Lw lw : kLws) run_addcols<T>(s.m, s.n, s.p, s.j, pad, lw);
+      for (Lw lw : lws<T>()) run_addcols<T>(s.m, s.n, s.p, s.j, pad, lw);
 }
 template <class T> void delcols_shapes() {
-  for (const Shape &s : kDelcols)
+  for (const Shape &s : pick_list<T>(kDelcols, kDelcolsComplex))
     for (char jobq : {'U', 'N'})
       for (lint pad : {0, 2})
-        for (Lw lw : kLws) run_delcols<T>(jobq, s.m, s.n, s.p, s.j, pad, lw);
+        for (Lw lw : lws<T>()) run_delcols<T>(jobq, s.m, s.n, s.p, s.j, pad, lw);
 }
 template <class T> void addrows_shapes() {
-  for (const Shape &s : kAddrows)
+  for (const Shape &s : pick_list<T>(kAddrows, kAddrowsComplex))
     for (char jobq : {'U', 'N'})
       for (lint pad : {0, 2})
-        for (Lw lw : kLws) run_addrows<T>(jobq, s.m, s.n, s.p, s.j, pad, lw);
+        for (Lw lw : lws<T>()) run_addrows<T>(jobq, s.m, s.n, s.p, s.j, pad, lw);
 }
 template <class T> void delrows_shapes() {
-  for (const Shape &s : kDelrows)
+  for (const Shape &s : pick_list<T>(kDelrows, kDelrowsComplex))
     for (lint pad : {0, 3})
-      for (Lw lw : kLws) run_delrows<T>(s.m, s.n, s.p, s.j, pad, lw);
+      for (Lw lw : lws<T>()) run_delrows<T>(s.m, s.n, s.p, s.j, pad, lw);
 }
-
-void addcols_float(void **) { addcols_shapes<float>(); }
-void addcols_double(void **) { addcols_shapes<double>(); }
-void delcols_float(void **) { delcols_shapes<float>(); }
-void delcols_double(void **) { delcols_shapes<double>(); }
-void addrows_float(void **) { addrows_shapes<float>(); }
-void addrows_double(void **) { addrows_shapes<double>(); }
-void delrows_float(void **) { delrows_shapes<float>(); }
-void delrows_double(void **) { delrows_shapes<double>(); }
 
 // ---- update or refactor: both sides of the cost model -------------------------
 // Refactoring wins where most of the result is new; it needs more than the
@@ -233,28 +261,36 @@ template <class T> void paths() {
   run_delcols<T>('U', 40, 39, 38, 1, 0, Lw::opt, "cpu-update");
 }
 
-// The GPU paths (deleting columns, adding rows with and without Q, adding
-// columns and deleting rows with Q) at shapes past
-// their block size (32 reflectors in delcols), with reflectors
-// long enough that the block works in global memory (double, P = 640), M < N,
-// and padded leading dimensions; with HQR_GPU_MIN_N=0 on a GPU they must run
-// there ("gpu-update"), elsewhere on the CPU. Small enough for CPU CI.
+// Every GPU update (deleting columns, adding rows with and without Q, adding
+// columns and deleting rows) at shapes that take each branch: delcols' band
+// kernel (band_qr, blocks of 32 reflectors) over several blocks, with P = 1,
+// P past the block size, and P = 640, where the panel works in global memory
+// (double; complex: past 320 rows in z, 640 in c), sums of squares below its
+// one-pass range and past overflow (single precision); J at 1, inside and at
+// the end (N+1 or M+1); M < N; odd orders; padded leading dimensions (LDQ,
+// LDR, LDU > M). With HQR_GPU_MIN_N=0 on a GPU each must run there
+// ("gpu-update"); under HQR_FAULT the CPU takes over and the results must
+// still hold. Small enough for CPU CI.
 template <class T> void gpu_paths() {
   run_delcols<T>('N', 300, 260, 40, 20, 2, Lw::opt, "gpu-update");
   run_delcols<T>('U', 300, 260, 40, 20, 0, Lw::min, "gpu-update");
   run_delcols<T>('U', 200, 240, 30, 50, 3, Lw::opt, "gpu-update");
+  run_delcols<T>('U', 257, 201, 1, 1, 1, Lw::opt, "gpu-update");
+  run_delcols<T>('N', 131, 129, 33, 90, 0, Lw::opt, "gpu-update");
   run_delcols<T>('N', 700, 680, 640, 5, 0, Lw::opt, "gpu-update");
-  // Sums of squares below the kernel's one-pass range (float and double)
-  // or past overflow (float): its scaled slow path. Double stays within
+  run_delcols<T>('U', 400, 380, 330, 3, 1, Lw::opt, "gpu-update");
+  // Sums of squares below the kernel's one-pass range (every precision)
+  // or past overflow (single): its scaled slow path. Double stays within
   // range (1e+-150) because valgrind computes x87 code, such as OpenBLAS's
   // nrm2 kernels, in 64 bits instead of 80: at 1e-160 this case failed
   // under valgrind only (|QR-A| ratio 1.9e9; natively it passes).
-  const double tiny = std::is_same_v<T, float> ? 1e-21 : 1e-150;
+  const double tiny = std::is_same_v<testing::real_t<T>, float> ? 1e-21 : 1e-150;
   run_delcols<T>('U', 300, 260, 40, 20, 0, Lw::opt, "gpu-update", tiny);
   run_delcols<T>('U', 300, 260, 40, 20, 0, Lw::opt, "gpu-update", 1 / tiny);
   run_addrows<T>('N', 260, 200, 90, 7, 1, Lw::opt, "gpu-update");
   run_addrows<T>('N', 100, 230, 70, 101, 0, Lw::min, "gpu-update");
   run_addrows<T>('N', 0, 50, 30, 1, 2, Lw::opt, "gpu-update");
+  run_addrows<T>('N', 151, 97, 1, 77, 0, Lw::opt, "gpu-update");
   // Adding columns (full Q): J at both ends and inside, P = 1 and large,
   // rows below N+P or not (M < N+P, M < N, J past M), padding.
   run_addcols<T>(301, 200, 70, 1, 3, Lw::opt, "gpu-update");
@@ -275,10 +311,6 @@ template <class T> void gpu_paths() {
   run_delrows<T>(151, 200, 30, 61, 1, Lw::opt, "gpu-update");
   run_delrows<T>(200, 151, 190, 5, 0, Lw::opt, "gpu-update");
 }
-void gpu_paths_float(void **) { gpu_paths<float>(); }
-void gpu_paths_double(void **) { gpu_paths<double>(); }
-void paths_float(void **) { paths<float>(); }
-void paths_double(void **) { paths<double>(); }
 
 // ---- P = 0: nothing changes, not even R's lower part ---------------------------
 
@@ -301,8 +333,6 @@ template <class T> void quick_returns() {
   assert_true(testing::same_bytes(r.data, r0.data));
   assert_true(testing::same_bytes(u.data, u0.data));
 }
-void quick_return_float(void **) { quick_returns<float>(); }
-void quick_return_double(void **) { quick_returns<double>(); }
 
 // ---- illegal arguments: XERBLA with name and position, nothing written ----------
 
@@ -324,6 +354,7 @@ template <class T> void errors_addcols() {
   expect_illegal(a, name, 10, go(5, 3, 2, 2, 5, 5, 4, lw));
   expect_illegal(a, name, 12, go(5, 3, 2, 2, 5, 5, 5, lw - 1));
   expect_illegal(a, name, 12, go(5, 3, 2, 2, 5, 5, 5, 0));
+  expect_illegal(a, name, 1, go(-1, -1, -1, 0, 0, 0, 0, 0));  // the first one wins
 }
 template <class T> void errors_delcols() {
   Arena<T> a;
@@ -383,17 +414,11 @@ template <class T> void errors_delrows() {
   expect_illegal(a, name, 8, go(5, 4, 2, 2, 5, 4, lw));
   expect_illegal(a, name, 10, go(5, 4, 2, 2, 5, 5, lw - 1));
 }
-void errors_float(void **) {
-  errors_addcols<float>();
-  errors_delcols<float>();
-  errors_addrows<float>();
-  errors_delrows<float>();
-}
-void errors_double(void **) {
-  errors_addcols<double>();
-  errors_delcols<double>();
-  errors_addrows<double>();
-  errors_delrows<double>();
+template <class T> void errors() {
+  errors_addcols<T>();
+  errors_delcols<T>();
+  errors_addrows<T>();
+  errors_delrows<T>();
 }
 
 // ---- drift: 200 random updates on one factorization ----------------------------
@@ -412,8 +437,8 @@ template <class T> void drift() {
     // else with room for the blocked ones and refactoring.
     const bool small = step / 4 % 2 == 1;
     char ctx[80];
-    std::snprintf(ctx, sizeof ctx, "drift %c step %d op %d m=%d n=%d lw=%s", std::is_same_v<T, float> ? 's' : 'd', step,
-                  op, m, n, small ? "min" : "big");
+    std::snprintf(ctx, sizeof ctx, "drift %c step %d op %d m=%d n=%d lw=%s", testing::prefix<T>(), step, op,
+                  int(m), int(n), small ? "min" : "big");
     if (op == 0 && n + 1 <= 40) {  // add columns
       const lint p = pick(1, std::min<lint>(4, 40 - n)), j = pick(1, n + 1);
       Matrix<T> u = testing::random_matrix<T>(m, p, cap);
@@ -444,25 +469,26 @@ template <class T> void drift() {
     if (step % 50 == 49) check_qr(q, r, a.m, a, ctx);
   }
 }
-void drift_float(void **) { drift<float>(); }
-void drift_double(void **) { drift<double>(); }
 
 }  // namespace
 
+// Each group in each precision is a test of its own, named group_s .. group_z
+// (HQR_TEST_FILTER=gpu_paths_z and the like: scripts/gpu-check.sh,
+// test/valgrind.sh).
+template <void (*F)()> void entry(void **) { F(); }
+#define QRUPD_GROUP(name, fn)                                                                           \
+  CMUnitTest{name "_s", entry<fn<float>>, nullptr, nullptr, nullptr},                                  \
+      CMUnitTest{name "_d", entry<fn<double>>, nullptr, nullptr, nullptr},                             \
+      CMUnitTest{name "_c", entry<fn<std::complex<float>>>, nullptr, nullptr, nullptr},                \
+      CMUnitTest{name "_z", entry<fn<std::complex<double>>>, nullptr, nullptr, nullptr}
+
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(addcols_float),      cmocka_unit_test(addcols_double),
-      cmocka_unit_test(delcols_float),      cmocka_unit_test(delcols_double),
-      cmocka_unit_test(addrows_float),      cmocka_unit_test(addrows_double),
-      cmocka_unit_test(delrows_float),      cmocka_unit_test(delrows_double),
-      cmocka_unit_test(quick_return_float), cmocka_unit_test(quick_return_double),
-      cmocka_unit_test(errors_float),       cmocka_unit_test(errors_double),
-      cmocka_unit_test(paths_float),        cmocka_unit_test(paths_double),
-      cmocka_unit_test(gpu_paths_float),    cmocka_unit_test(gpu_paths_double),
-      cmocka_unit_test(drift_float),        cmocka_unit_test(drift_double),
+      QRUPD_GROUP("addcols", addcols_shapes), QRUPD_GROUP("delcols", delcols_shapes),
+      QRUPD_GROUP("addrows", addrows_shapes), QRUPD_GROUP("delrows", delrows_shapes),
+      QRUPD_GROUP("quick_return", quick_returns), QRUPD_GROUP("errors", errors),
+      QRUPD_GROUP("paths", paths),         QRUPD_GROUP("gpu_paths", gpu_paths),
+      QRUPD_GROUP("drift", drift),
   };
-  // HQR_TEST_FILTER=gpu_paths* runs a subset (compute-sanitizer, fault runs).
-  if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);
-  if (const char *f = std::getenv("HQR_TEST_SKIP")) cmocka_set_skip_filter(f);  // test/valgrind.sh
-  return cmocka_run_group_tests(tests, nullptr, nullptr);
+  return testing::run_group(tests);  // HQR_TEST_FILTER, HQR_TEST_SKIP
 }

@@ -8,9 +8,9 @@
 # and take a quarter of an hour or more each under valgrind; they run under
 # ASan and UBSan (make check-asan) instead. VALGRIND_TESTS="test_x ..."
 # picks others. The QR-update programs skip cases here (HQR_TEST_SKIP), for
-# time: test_qrupd its double ones (the float ones run the same templates),
-# test_qrupd_complex its gpu_paths_* (orders meant for a GPU, on the CPU
-# here; 11 of its 12 minutes) and test_qrupd_econ its passes_z (passes_d
+# time: test_qrupd its d cases (s runs the same templates) and its complex
+# gpu_paths (orders meant for a GPU, on the CPU here; 11 of the 12 minutes
+# the c and z cases once took) and test_qrupd_econ its passes_z (passes_d
 # runs the same threaded passes) and gpu_paths_* (tall Q, 2000-5003 rows:
 # addcols_s and _d took 4 minutes under valgrind with them, the CI's
 # valgrind part grew from about 11 to 25 minutes); the three took 30 of
@@ -34,15 +34,14 @@ fi
 unset HQR_GPU_MIN_N
 export HQR_DEVICE=none OPENBLAS_NUM_THREADS=1
 export HQR_TEST_MAX_N=${HQR_TEST_MAX_N:-40}  # test_threads' orders
-for t in ${VALGRIND_TESTS:-test_errors test_runtime test_qrupd test_qrupd_complex test_qrupd_econ test_threads test_fork}; do
+for t in ${VALGRIND_TESTS:-test_errors test_runtime test_qrupd test_qrupd_econ test_threads test_fork}; do
   prog=$BUILD/test/$t
   if [ ! -x "$prog" ]; then
     notok "valgrind: $prog is built (make tests)"
     continue
   fi
   case $t in
-    test_qrupd) skip='*_double' ;;
-    test_qrupd_complex) skip='gpu_paths_*' ;;
+    test_qrupd) skip='*_d,gpu_paths_c,gpu_paths_z' ;;
     test_qrupd_econ) skip='passes_z,gpu_paths_*' ;;
     *) skip= ;;
   esac
