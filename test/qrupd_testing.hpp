@@ -304,9 +304,6 @@ template <class T> std::vector<T> workspace(const std::function<lint(lint, T *)>
   assert_true(lwopt >= lwmin);
   return std::vector<T>(size_t(lw == Lw::opt ? lwopt : lw == Lw::mid ? lwmin + (lwopt - lwmin) / 2 : lwmin));
 }
-template <class T> std::vector<T> workspace(const std::function<lint(lint, T *)> &call, bool opt, lint lwmin) {
-  return workspace<T>(call, opt ? Lw::opt : Lw::min, lwmin);
-}
 
 template <class T> const char *xname(const char *base) {
   static thread_local char buf[40];

@@ -66,7 +66,7 @@ Matrix<T> addcols_of(const Matrix<T> &a, const Matrix<T> &u0, lint j, lint pad, 
   auto call = [&](lint lwork, T *w) {
     return addcols_econ<T>(m, n, p, j, f.q.ptr(), f.q.ld, f.r.ptr(), f.r.ld, u.ptr(), u.ld, w, lwork);
   };
-  std::vector<T> w = workspace<T>(call, opt, lwmin_addcols_econ(m, n, p));
+  std::vector<T> w = workspace<T>(call, opt ? Lw::opt : Lw::min, lwmin_addcols_econ(m, n, p));
   const testing::GpuPathCheck path;
   assert_int_equal(call(lint(w.size()), w.data()), 0);
   if (gpu_path) path.expect(m, m, ctx);
@@ -98,7 +98,7 @@ void delcols_of(const Matrix<T> &a, char jobq, lint p, lint j, lint pad, bool op
   T *q = wantq ? f.q.ptr() : sentinel;
   const lint ldq = wantq ? f.q.ld : 1;
   auto call = [&](lint lwork, T *w) { return delcols_econ<T>(jobq, m, n, p, j, q, ldq, f.r.ptr(), f.r.ld, w, lwork); };
-  std::vector<T> w = workspace<T>(call, opt, lwmin_delcols_econ(m, n, p));
+  std::vector<T> w = workspace<T>(call, opt ? Lw::opt : Lw::min, lwmin_delcols_econ(m, n, p));
   assert_int_equal(call(lint(w.size()), w.data()), 0);
   const Matrix<T> at = remove_cols(a, p, j - 1);
   if (wantq) {
@@ -136,7 +136,7 @@ void addrows_of(const Matrix<T> &a, const Matrix<T> &u0, char jobq, lint j, lint
   auto call = [&](lint lwork, T *w) {
     return addrows_econ<T>(jobq, m, n, p, j, q, ldq, f.r.ptr(), f.r.ld, u.ptr(), u.ld, w, lwork);
   };
-  std::vector<T> w = workspace<T>(call, true, lwork_addrows_econ(wantq, m, n, p));
+  std::vector<T> w = workspace<T>(call, Lw::opt, lwork_addrows_econ(wantq, m, n, p));
   assert_int_equal(lint(w.size()), lwork_addrows_econ(wantq, m, n, p));
   assert_int_equal(call(lint(w.size()), w.data()), 0);
   const Matrix<T> at = insert_rows(a, u0, j - 1);
