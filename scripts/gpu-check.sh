@@ -470,17 +470,16 @@ if part qrupd; then
 # The limits are those of the two programs (s/d, c/z) this one replaced,
 # added.
 echo "== QR updates"
-for t in test_qrupd; do
-  HQR_GPU_MIN_N=0 timeout 400 build/test/$t >"$out/$t.log" 2>&1 || fail=1
-  echo "$t: $(tail -n 1 "$out/$t.log")"
-  for f in alloc copy:3 kernel:5 sync:2 ${GPU_CHECK_QRUPD_FAULTS:-}; do
-    log="$out/$t-fault-$f.log"
-    HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths*' timeout 200 build/test/$t >"$log" 2>&1
-    rc=$?
-    fired=$(grep -cE "path=cpu-(update|refactor) \((CUDA error|GPU out of memory)" "$log")
-    if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
-    echo "$t HQR_FAULT=$f: $r ($fired calls fell back)"
-  done
+t=test_qrupd
+HQR_GPU_MIN_N=0 timeout 400 build/test/$t >"$out/$t.log" 2>&1 || fail=1
+echo "$t: $(tail -n 1 "$out/$t.log")"
+for f in alloc copy:3 kernel:5 sync:2 ${GPU_CHECK_QRUPD_FAULTS:-}; do
+  log="$out/$t-fault-$f.log"
+  HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gpu_paths*' timeout 200 build/test/$t >"$log" 2>&1
+  rc=$?
+  fired=$(grep -cE "path=cpu-(update|refactor) \((CUDA error|GPU out of memory)" "$log")
+  if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+  echo "$t HQR_FAULT=$f: $r ($fired calls fell back)"
 done
 fi
 

@@ -7,7 +7,8 @@
 // order is reported. Every case is also run through the reference LAPACK,
 // which must agree (so the table below is LAPACK's, not a guess). The
 // QR-updating routines' single illegal arguments (s, d, c, z, and the economy
-// form) are tested in test_qrupd.cpp and test_qrupd_econ.cpp; here, several at once and the silence.
+// form) are tested in test_qrupd.cpp and test_qrupd_econ.cpp; here, several
+// at once and the silence.
 //
 // NaN and Inf input: INFO as the reference LAPACK's for trtri, potri, lauum,
 // posv, geqrf, orgqr, ormqr and gels (potrf with NaN and Inf, posv with NaN
