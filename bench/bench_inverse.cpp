@@ -199,7 +199,7 @@ template <class T> void run(Routine rt, const char *uplo, int n, int reps, int c
     if (r > 0) t_hqr.push_back(s);
   }
   std::vector<T> hqr_result = a;
-  if (const char *p = std::getenv("HQR_BENCH_PEERS"); p && *p == '0') {  // tuning runs: hqr alone
+  if (hqr_only()) {
     std::printf("%s%s %s %6d | hqr %8.4f s %7.0f GF/s\n", Traits<T>::name, name(rt), uplo, n, median(t_hqr),
                 flops / median(t_hqr) * 1e-9);
     std::fflush(stdout);
@@ -210,20 +210,9 @@ template <class T> void run(Routine rt, const char *uplo, int n, int reps, int c
   CK(cudaMalloc(&dA, bytes));
   Peer<T> peer(rt, uplo, n, dA);
 
-  // cuSOLVER with a plain host round trip.
-  std::vector<double> t_rt;
-  for (int r = 0; r <= reps; ++r) {
-    std::memcpy(a.data(), a0.data(), bytes);
-    double s = seconds([&] {
-      T *d;
-      CK(cudaMalloc(&d, bytes));
-      CK(cudaMemcpy(d, a.data(), bytes, cudaMemcpyHostToDevice));
-      peer(d);
-      CK(cudaMemcpy(a.data(), d, bytes, cudaMemcpyDeviceToHost));
-      CK(cudaFree(d));
-    });
-    if (r > 0) t_rt.push_back(s);
-  }
+  // cuSOLVER: a plain host round trip, the caller's buffer registered, and
+  // device-resident data.
+  const PeerTimes peer_t = peer_times<T>(a, a0, dA, reps, [&](T *d) { peer(d); });
   // Largest relative difference between hqr's and cuSOLVER's results, on
   // the triangle both write.
   double diff = 0, ref = 0;
@@ -232,29 +221,6 @@ template <class T> void run(Routine rt, const char *uplo, int n, int reps, int c
       diff = std::max(diff, double(std::abs(a[i + size_t(j) * n] - hqr_result[i + size_t(j) * n])));
       ref = std::max(ref, double(std::abs(a[i + size_t(j) * n])));
     }
-
-  // cuSOLVER with the caller's buffer pinned (registered outside the
-  // timing), and on device-resident data.
-  std::vector<double> t_pin, t_dev;
-  CK(cudaHostRegister(a.data(), bytes, cudaHostRegisterDefault));
-  for (int r = 0; r <= reps; ++r) {
-    std::memcpy(a.data(), a0.data(), bytes);
-    double s = seconds([&] {
-      CK(cudaMemcpy(dA, a.data(), bytes, cudaMemcpyHostToDevice));
-      peer(dA);
-      CK(cudaMemcpy(a.data(), dA, bytes, cudaMemcpyDeviceToHost));
-    });
-    CK(cudaMemcpy(dA, a0.data(), bytes, cudaMemcpyHostToDevice));
-    double d = seconds([&] {
-      peer(dA);
-      CK(cudaDeviceSynchronize());
-    });
-    if (r > 0) {
-      t_pin.push_back(s);
-      t_dev.push_back(d);
-    }
-  }
-  CK(cudaHostUnregister(a.data()));
 
   // The caller's matrix in pinned memory: hqr, and cuSOLVER on the same buffer.
   const auto [h_pin, on_pin] = on_pinned<T>(
@@ -284,7 +250,7 @@ template <class T> void run(Routine rt, const char *uplo, int n, int reps, int c
     }
     if (!t.empty()) t_cpu = median(t);
   }
-  const double h = median(t_hqr), rt_s = median(t_rt), pin = median(t_pin), dev = median(t_dev);
+  const double h = median(t_hqr), rt_s = peer_t.round_trip, pin = peer_t.registered, dev = peer_t.device;
   const double best = std::min({rt_s, pin, t_cpu > 0 ? t_cpu : rt_s});
   char cpu[64] = "-";
   if (t_cpu > 0) std::snprintf(cpu, sizeof cpu, "%8.4f (x%5.2f)", t_cpu, t_cpu / h);

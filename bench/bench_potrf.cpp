@@ -87,7 +87,7 @@ template <class T> void run(const char *uplo, int n, int reps, int cpu_max, void
     if (r > 0) t_hqr.push_back(s);
   }
   std::vector<T> hqr_result = a;
-  if (std::getenv("BENCH_HQR_ONLY")) {  // tuning runs: hqr alone
+  if (hqr_only()) {
     std::printf("%spotrf %s %6d | hqr %9.5f s %7.0f GF/s\n", Traits<T>::name, uplo, n, median(t_hqr),
                 flops / median(t_hqr) * 1e-9);
     std::fflush(stdout);
@@ -103,20 +103,12 @@ template <class T> void run(const char *uplo, int n, int reps, int cpu_max, void
   CK(cudaMalloc(&dwork, std::max<size_t>(dbytes, 1)));
   CK(cudaMalloc(&dinfo, sizeof(int)));
 
-  // cuSOLVER with a plain host round trip.
-  std::vector<double> t_rt;
-  for (int r = 0; r <= reps; ++r) {
-    std::memcpy(a.data(), a0.data(), bytes);
-    double s = seconds([&] {
-      T *dA;
-      CK(cudaMalloc(&dA, bytes));
-      CK(cudaMemcpy(dA, a.data(), bytes, cudaMemcpyHostToDevice));
-      cusolver_potrf<T>(uplo, n, dA, dwork, dbytes, hwork, hbytes, dinfo);
-      CK(cudaMemcpy(a.data(), dA, bytes, cudaMemcpyDeviceToHost));
-      CK(cudaFree(dA));
-    });
-    if (r > 0) t_rt.push_back(s);
-  }
+  // cuSOLVER: a plain host round trip, the caller's buffer registered, and
+  // device-resident data.
+  T *dA;
+  CK(cudaMalloc(&dA, bytes));
+  const PeerTimes peer_t = peer_times<T>(
+      a, a0, dA, reps, [&](T *d) { cusolver_potrf<T>(uplo, n, d, dwork, dbytes, hwork, hbytes, dinfo); });
   // Largest relative difference between hqr's and cuSOLVER's factors.
   double diff = 0, ref = 0;
   for (int j = 0; j < n; ++j)
@@ -124,30 +116,6 @@ template <class T> void run(const char *uplo, int n, int reps, int cpu_max, void
       diff = std::max(diff, double(std::abs(a[i + size_t(j) * n] - hqr_result[i + size_t(j) * n])));
       ref = std::max(ref, double(std::abs(a[i + size_t(j) * n])));
     }
-
-  // cuSOLVER with the caller's buffer pinned (registered outside the timing).
-  std::vector<double> t_pin, t_dev;
-  CK(cudaHostRegister(a.data(), bytes, cudaHostRegisterDefault));
-  T *dA;
-  CK(cudaMalloc(&dA, bytes));
-  for (int r = 0; r <= reps; ++r) {
-    std::memcpy(a.data(), a0.data(), bytes);
-    double s = seconds([&] {
-      CK(cudaMemcpy(dA, a.data(), bytes, cudaMemcpyHostToDevice));
-      cusolver_potrf<T>(uplo, n, dA, dwork, dbytes, hwork, hbytes, dinfo);
-      CK(cudaMemcpy(a.data(), dA, bytes, cudaMemcpyDeviceToHost));
-    });
-    CK(cudaMemcpy(dA, a0.data(), bytes, cudaMemcpyHostToDevice));
-    double d = seconds([&] {
-      cusolver_potrf<T>(uplo, n, dA, dwork, dbytes, hwork, hbytes, dinfo);
-      CK(cudaDeviceSynchronize());
-    });
-    if (r > 0) {
-      t_pin.push_back(s);
-      t_dev.push_back(d);
-    }
-  }
-  CK(cudaHostUnregister(a.data()));
 
   // The caller's matrix in pinned memory: hqr, and cuSOLVER on the same buffer.
   const auto [h_pin, on_pin] = on_pinned<T>(
@@ -173,7 +141,7 @@ template <class T> void run(const char *uplo, int n, int reps, int cpu_max, void
     }
     t_cpu = median(t);
   }
-  const double h = median(t_hqr), rt = median(t_rt), pin = median(t_pin), dev = median(t_dev);
+  const double h = median(t_hqr), rt = peer_t.round_trip, pin = peer_t.registered, dev = peer_t.device;
   std::printf("%spotrf %s %6d | hqr %9.5f s %7.0f GF/s | cusolver-roundtrip %9.5f (x%5.2f) | cusolver-pinned %9.5f "
               "(x%5.2f) | cusolver-device-only %9.5f (x%5.2f) | cpu %s | reldiff %.1e | hqr-pinned %9.5f s | "
               "cusolver-on-pinned %9.5f (x%5.2f vs hqr-pinned)\n",

@@ -141,7 +141,7 @@ template <class T> void run(int m, int n, int reps, long cpu_max, void *cpu_lib)
     if (r > 0) t_hqr.push_back(s);
   }
   const std::vector<T> hqr_result = a;
-  if (std::getenv("HQR_BENCH_HQR_ONLY")) {  // block-size sweeps: hqr alone
+  if (hqr_only()) {  // block-size sweeps
     const double h = median(t_hqr);
     std::printf("%sgeqrf %6dx%-6d | hqr %9.5f s %7.0f GF/s | HQR_NB=%s HQR_PANEL=%s\n", Traits<T>::name, m, n, h,
                 flops / h * 1e-9, std::getenv("HQR_NB") ? std::getenv("HQR_NB") : "-",
@@ -153,19 +153,9 @@ template <class T> void run(int m, int n, int reps, long cpu_max, void *cpu_lib)
   T *dA;
   CK(cudaMalloc(&dA, bytes));
   Peer<T> peer(m, n, dA);
-  std::vector<double> t_rt;
-  for (int r = 0; r <= reps; ++r) {
-    std::memcpy(a.data(), a0.data(), bytes);
-    const double s = seconds([&] {
-      T *d;
-      CK(cudaMalloc(&d, bytes));
-      CK(cudaMemcpy(d, a.data(), bytes, cudaMemcpyHostToDevice));
-      peer(d);
-      CK(cudaMemcpy(a.data(), d, bytes, cudaMemcpyDeviceToHost));
-      CK(cudaFree(d));
-    });
-    if (r > 0) t_rt.push_back(s);
-  }
+  // cuSOLVER: a plain host round trip, the caller's buffer registered, and
+  // device-resident data.
+  const PeerTimes peer_t = peer_times<T>(a, a0, dA, reps, [&](T *d) { peer(d); });
   // Largest difference between |R| of hqr and of cuSOLVER, relative to the
   // largest |R| (the signs of R's rows are a convention).
   double diff = 0, ref = 0;
@@ -175,27 +165,6 @@ template <class T> void run(int m, int n, int reps, long cpu_max, void *cpu_lib)
       diff = std::max(diff, std::abs(double(std::abs(a[e])) - double(std::abs(hqr_result[e]))));
       ref = std::max(ref, double(std::abs(a[e])));
     }
-
-  std::vector<double> t_pin, t_dev;
-  CK(cudaHostRegister(a.data(), bytes, cudaHostRegisterDefault));
-  for (int r = 0; r <= reps; ++r) {
-    std::memcpy(a.data(), a0.data(), bytes);
-    const double s = seconds([&] {
-      CK(cudaMemcpy(dA, a.data(), bytes, cudaMemcpyHostToDevice));
-      peer(dA);
-      CK(cudaMemcpy(a.data(), dA, bytes, cudaMemcpyDeviceToHost));
-    });
-    CK(cudaMemcpy(dA, a0.data(), bytes, cudaMemcpyHostToDevice));
-    const double d = seconds([&] {
-      peer(dA);
-      CK(cudaDeviceSynchronize());
-    });
-    if (r > 0) {
-      t_pin.push_back(s);
-      t_dev.push_back(d);
-    }
-  }
-  CK(cudaHostUnregister(a.data()));
 
   // The caller's matrix in pinned memory (tau and WORK ordinary): hqr, and
   // cuSOLVER on the same buffer.
@@ -218,7 +187,7 @@ template <class T> void run(int m, int n, int reps, long cpu_max, void *cpu_lib)
     }
     if (!t.empty()) t_cpu = median(t);
   }
-  const double h = median(t_hqr), rt = median(t_rt), pin = median(t_pin), dev = median(t_dev);
+  const double h = median(t_hqr), rt = peer_t.round_trip, pin = peer_t.registered, dev = peer_t.device;
   const double best = std::min({rt, pin, t_cpu > 0 ? t_cpu : rt});
   char cpu[64] = "-";
   if (t_cpu > 0) std::snprintf(cpu, sizeof cpu, "%9.5f (x%5.2f)", t_cpu, t_cpu / h);

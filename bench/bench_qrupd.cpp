@@ -223,7 +223,7 @@ double run_case(const Case &cs, int reps, cusolverDnHandle_t solver, const Qrupd
   const int out_rows = std::min(mu, ld), out_cols = nu;
   const std::vector<double> norms_hqr = col_norms(r, ld, out_rows, out_cols);
   if (time_only) return t_hqr.s;
-  if (std::getenv("HQR_BENCH_HQR_ONLY")) {  // A/B of hqr's own versions: no peers
+  if (hqr_only()) {
     std::printf("%-12s jobq=%c m=%d n=%d p=%d j=%d | hqr %8.4f s\n", cs.name, cs.jobq, m, n, p, j, t_hqr.s);
     std::fflush(stdout);
     return t_hqr.s;

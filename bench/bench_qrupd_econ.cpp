@@ -327,7 +327,7 @@ void run_case(const Case &cs, const Base &b, int reps, int threads, const Qrupda
   }
   const double t_bound = median(tb);
 
-  if (std::getenv("HQR_BENCH_HQR_ONLY")) {  // A/B of hqr's own versions: no peers
+  if (hqr_only()) {
     std::printf("%-12s m=%d n=%d p=%d j=%d | hqr %8.4f s | bound %8.4f (hqr/bound %.2f) | hqr-cpu %8.4f | check %.1e %.1e\n",
                 cs.name.c_str(), m, n, p, j, t_hqr.s, t_bound, t_hqr.s / t_bound, t_cpu, res, orth);
     std::fflush(stdout);

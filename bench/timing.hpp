@@ -84,6 +84,50 @@ inline std::pair<double, double> paired_medians(int reps, const std::function<vo
   return {median(ta), median(tb)};
 }
 
+// HQR_BENCH_HQR_ONLY=1: time hqr alone, no peers (tuning runs and A/B
+// runs of hqr's own versions, where the peers' times are in another run).
+inline bool hqr_only() { return std::getenv("HQR_BENCH_HQR_ONLY") != nullptr; }
+
+// The peer's times host to host, medians of `reps` runs after a warm-up,
+// `a` refilled from a0 (not timed) before each: `work(d)` on device memory
+// d between a plain copy of `a` up and back (a cudaMalloc'd d, allocated
+// and freed inside the timing: what a caller without hqr writes), the same
+// with `a` registered (outside the timing) and d = dA allocated once, and
+// work(dA) alone on device-resident data. `a` holds the peer's result on
+// return.
+struct PeerTimes {
+  double round_trip, registered, device;
+};
+template <class T>
+PeerTimes peer_times(std::vector<T> &a, const std::vector<T> &a0, T *dA, int reps,
+                     const std::function<void(T *)> &work) {
+  const size_t bytes = sizeof(T) * a.size();
+  auto refill = [&] { std::copy(a0.begin(), a0.end(), a.begin()); };
+  PeerTimes t;
+  t.round_trip = median_time(reps, refill, [&] {
+    T *d;
+    CK(cudaMalloc(&d, bytes));
+    CK(cudaMemcpy(d, a.data(), bytes, cudaMemcpyHostToDevice));
+    work(d);
+    CK(cudaMemcpy(a.data(), d, bytes, cudaMemcpyDeviceToHost));
+    CK(cudaFree(d));
+  });
+  t.device = median_time(
+      reps, [&] { CK(cudaMemcpy(dA, a0.data(), bytes, cudaMemcpyHostToDevice)); },
+      [&] {
+        work(dA);
+        CK(cudaDeviceSynchronize());
+      });
+  CK(cudaHostRegister(a.data(), bytes, cudaHostRegisterDefault));
+  t.registered = median_time(reps, refill, [&] {
+    CK(cudaMemcpy(dA, a.data(), bytes, cudaMemcpyHostToDevice));
+    work(dA);
+    CK(cudaMemcpy(a.data(), dA, bytes, cudaMemcpyDeviceToHost));
+  });
+  CK(cudaHostUnregister(a.data()));
+  return t;
+}
+
 // Whether a GPU is there; the benchmark programs print one line and exit 0
 // where none is (a build machine), so that scripts around them still run.
 inline bool gpu_present(const char *program) {
