@@ -308,8 +308,10 @@ $(SCALAPACK_PROG): test/scalapack_prog.c
 SLOW_SCRIPTS  := test/valgrind.sh test/ilp64_cmocka.sh
 QUICK_SCRIPTS := $(filter-out $(SLOW_SCRIPTS),$(wildcard test/*.sh))
 
+# The benchmark programs are built too where there is CUDA (15 s on 2
+# cores): CI has no GPU to run them, but a change that breaks one shows.
 check: deps
-	$(MAKE) all $(WHEEL_LIB) $(WHEEL_LIB64) $(TEST_BIN) $(SCALAPACK_PROG)
+	$(MAKE) all $(WHEEL_LIB) $(WHEEL_LIB64) $(TEST_BIN) $(SCALAPACK_PROG) $(if $(filter 1,$(HQR_CUDA)),bench)
 	BUILD=$(BUILD) scripts/run-tests.sh $(TEST_BIN) $(QUICK_SCRIPTS)
 
 check-slow: deps
