@@ -347,7 +347,7 @@ check-asan: deps
 BENCH_CUDA := bench_potrf bench_inverse bench_qr bench_qrupd bench_blas3
 BENCH_BIN  := $(addprefix $(BUILD)/,$(BENCH_CUDA) bench_potrf_peer bench_potrf_mg bench_copy bench_qrupd_cpu \
                 bench_qrupd_econ bench_first_call bench_blas1)
-BENCH_FLAGS := $(CXXFLAGS) -std=c++17 -pthread -Iinclude -Isrc -Ibench -I$(CUDA_HOME)/include
+BENCH_FLAGS := $(CXXFLAGS) $(WARN) -std=c++17 -pthread -Iinclude -Isrc -Ibench -I$(CUDA_HOME)/include
 bench: $(BENCH_BIN)
 $(addprefix $(BUILD)/,$(BENCH_CUDA)): $(BUILD)/%: bench/%.cpp bench/timing.hpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(CUDA_HOME)/lib64 -L$(BUILD) -lhqr -lcusolver -lcublas -lcudart -ldl \

@@ -244,7 +244,7 @@ template <class T> struct Bench {
 
 template <class T> void run(const std::string &r, const std::vector<Shape> &shapes, int reps, int gpus, double beta) {
   for (const Shape &s : shapes) {
-    Bench<T> b{r, s, reps, gpus, T(beta)};
+    Bench<T> b{r, s, reps, gpus, T(beta), {}, {}, {}, {}};
     b.run();
   }
 }
