@@ -212,6 +212,21 @@ template <class T> void geqrt(lint m, lint n, lint nb, T *a, lint lda, T *t, lin
   f(&m, &n, &nb, a, &lda, t, &ldt, work, &info);
 }
 
+// xTPQRT2 with L = 0: the QR factorization of [A; B], A n-by-n upper
+// triangular (its strictly lower part is not referenced), B m-by-n: R
+// overwrites A, the reflectors' lower parts overwrite B (each reflector is
+// e_i above B's rows), and t gets their n-by-n upper triangular T. Level 2
+// through the BLAS's xGEMV and xGER, where plain loops' dot products are
+// serial sums.
+template <class T> void tpqrt2(lint m, lint n, T *a, lint lda, T *b, lint ldb, T *t, lint ldt) {
+  using F = void(const lint *, const lint *, const lint *, T *, const lint *, T *, const lint *, T *, const lint *,
+                 lint *);
+  static F *const f = next::fn<F, T>("tpqrt2");
+  const lint l = 0;
+  lint info = 0;
+  f(&m, &n, &l, a, &lda, b, &ldb, t, &ldt, &info);
+}
+
 // xLARFT('F', 'C'): the k-by-k upper triangular T of the block reflector
 // H = H(1)*...*H(k) = I - V*T*V^T, V n-by-k unit lower trapezoidal (what
 // lies above its diagonal is not referenced).

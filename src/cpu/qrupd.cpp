@@ -412,6 +412,8 @@ lint delcols_nb(lint m, lint n, lint p, lint j0) {
 long addcols_direct_lwork(lint m, lint n, lint p, lint nb) {
   return 2L * p + 2L * nb * std::max<long>(1, std::min(m, n));
 }
+// nb spare (once tau; ABI.md documents this size), T (nb-by-nb), the
+// trailing update's (nb-by-N), with Q the product's (nb-by-(M+P)).
 long addrows_wy_lwork(bool wantq, lint m, lint n, lint p, lint nb) {
   return long(nb) * (1L + nb + std::max<long>(1, n) + (wantq ? long(m) + p : 0L));
 }
@@ -480,8 +482,9 @@ long qrupd_delcols_econ_lwopt(bool wantq, lint m, lint n, lint p, lint j0) {
   const long count = std::max<lint>(0, n - p - j0);
   return std::max(direct, count * (p + 2) + row_scratch_size(n - j0, 0));
 }
-// tau (N), the blocks' T (nb-by-N), the trailing update's (nb-by-N); with
-// Q, the (N+P)-by-N product of the reflectors.
+// N spare (once the reflectors' tau; ABI.md documents this size), the
+// blocks' T (nb-by-N), the trailing update's (nb-by-N); with Q, the
+// (N+P)-by-N product of the reflectors.
 long qrupd_addrows_econ_lwork(bool wantq, lint m, lint n, lint p) {
   const long n1 = std::max<lint>(1, n), nb = std::max<lint>(1, std::min<lint>(kNb, n));
   return n1 + 2 * nb * n1 + (wantq ? n1 * n1 + long(p) * n1 : 0L);
@@ -648,38 +651,25 @@ void qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
 // ---- add rows --------------------------------------------------------------
 
 namespace {
-// Reflectors k0..k0+nr-1 of [R; U] (p new rows, n columns; reflector k
-// touches R's row k and U, whose column k becomes its v): generated (tau),
-// their compact-WY T (upper triangular, ldt >= nr), and
+// Reflectors k0..k0+nr-1 of [R; U] (p new rows, n columns; reflector
+// k touches R's row k and U, whose column k becomes its v): generated with
+// their compact-WY T (upper triangular, ldt >= nr) by xTPQRT2, then
 // [R(k0:k0+nr-1, k0+nr:); U(:, k0+nr:)] <- H^H * [...] for
 // H = I - V*T*V^H, V = [I; U(:, k0:k0+nr-1)], through wr (ldt-by-n).
-template <class T> void addrows_block(idx n, idx p, idx k0, idx nr, T *r, idx ldr, T *u, idx ldu, T *tau, T *t, idx ldt, T *wr) {
+// xTPQRT2 (the next BLAS's xGEMV and xGER), not plain loops, whose dot
+// products were serial sums: adding 1000 rows to N = 200 spent 6.3 ms here
+// on a 2-core host (2.8 with xTPQRT2), 7-11 of the 11-15 ms before the
+// product with Q on the 16-core GPU host
+// (bench/results/history/addrows-small-qr-NVIDIA-H100-80GB-HBM3-2026-12-07.txt).
+template <class T> void addrows_block(idx n, idx p, idx k0, idx nr, T *r, idx ldr, T *u, idx ldu, T *t, idx ldt, T *wr) {
   const idx nb = ldt;
   const lint p_ = lint(p), ldu_ = lint(ldu);
   T *vu = u + k0 * ldu;
-  for (idx i = 0; i < nr; ++i) {
-    const idx k = k0 + i;
-    T *uk = u + k * ldu;
-    tau[i] = larfg(p + 1, r[k + k * ldr], uk);
-    if (tau[i] == T(0)) continue;
-    for (idx c = k + 1; c < k0 + nr; ++c) {
-      T *uc = u + c * ldu;
-      const T w = conj_of(tau[i]) * (r[k + c * ldr] + dot(p, uk, uc));
-      r[k + c * ldr] -= w;
-      axpy(p, -w, uk, uc);
-    }
+  if (p == 0) {  // every reflector is I (xTPQRT2 would leave t unset)
+    for (idx c = 0; c < nr; ++c) std::fill(t + c * ldt, t + c * ldt + nr, T(0));
+    return;
   }
-  // T (upper triangular), as xLARFT: T(0:i-1,i) = -tau_i*T(0:i-1,0:i-1)*V_u^H*v_i.
-  for (idx i = 0; i < nr; ++i) {
-    T *ti = t + i * nb;
-    for (idx jj = 0; jj < i; ++jj) ti[jj] = -tau[i] * dot(p, vu + jj * ldu, vu + i * ldu);
-    for (idx jj = 0; jj < i; ++jj) {
-      T s = 0;
-      for (idx l = jj; l < i; ++l) s += t[jj + l * nb] * ti[l];
-      ti[jj] = s;
-    }
-    ti[i] = tau[i];
-  }
+  blas::tpqrt2<T>(p_, lint(nr), r + k0 + k0 * ldr, lint(ldr), vu, ldu_, t, lint(ldt));
   const idx nc = n - k0 - nr;
   if (nc > 0) {
     T *rt = r + k0 + (k0 + nr) * ldr, *ut = u + (k0 + nr) * ldu;
@@ -716,11 +706,11 @@ void qrupd_addrows(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, lint l
   // Blocked in compact WY form: H = I - V*T*V^T, V = [I; U(:, k0:k0+nr-1)].
   const idx k1 = std::min(m, n);
   const idx nb = pick_nb(lwork, [&](lint b) { return addrows_wy_lwork(wantq, m_, n_, p_, b); });
-  T *tau = work, *t = tau + nb, *wr = t + nb * nb, *wq = wr + nb * std::max<idx>(1, n);
+  T *t = work + nb, *wr = t + nb * nb, *wq = wr + nb * std::max<idx>(1, n);  // work's first nb: spare
   for (idx k0 = 0; k0 < k1; k0 += nb) {
     const idx nr = std::min(nb, k1 - k0);
     T *vu = u + k0 * ldu;
-    addrows_block(n, p, k0, nr, r, ldr, u, ldu, tau, t, nb, wr);
+    addrows_block(n, p, k0, nr, r, ldr, u, ldu, t, nb, wr);
     if (wantq) {  // Q(:, [k0:k0+nr-1, m:m+p-1]) <- Q(:, ...) * H
       T *qk = q + k0 * ldq, *qm = q + m * ldq;
       for (idx c = 0; c < nr; ++c) std::copy(qk + c * ldq, qk + c * ldq + mp, wq + c * mp);
@@ -1389,12 +1379,12 @@ void qrupd_addrows_econ(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, l
                         lint ldu_, T *work, int threads) {
   const idx m = m_, n = n_, p = p_, j0 = j0_, ldq = ldq_, ldr = ldr_, ldu = ldu_;
   const idx nb = std::max<idx>(1, std::min(kNb, n));
-  T *tau = work, *tall = tau + n, *wr = tall + nb * n;
+  T *tall = work + n, *wr = tall + nb * n;  // work's first n: spare (the documented LWORK keeps them)
   zero_lower(n, n, r, ldr);
   // The QR of [R; U] (N+P)-by-N, reflector k on R's row k and U's P rows,
   // in blocks of nb; U keeps the reflectors, tall their T's.
   for (idx k0 = 0; k0 < n; k0 += nb)
-    addrows_block(n, p, k0, std::min(nb, n - k0), r, ldr, u, ldu, tau + k0, tall + k0 * nb, nb, wr);
+    addrows_block(n, p, k0, std::min(nb, n - k0), r, ldr, u, ldu, tall + k0 * nb, nb, wr);
   if (!wantq) return;
   // The new Q is P*[Q 0; 0 I]*H(1)...H(N)*[I; 0] (P moves the new rows to
   // J): with G = H(1)...H(N)*[I; 0] = [Gt; Gb], Gt N-by-N upper triangular
