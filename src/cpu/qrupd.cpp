@@ -657,10 +657,10 @@ namespace {
 // [R(k0:k0+nr-1, k0+nr:); U(:, k0+nr:)] <- H^H * [...] for
 // H = I - V*T*V^H, V = [I; U(:, k0:k0+nr-1)], through wr (ldt-by-n).
 // xTPQRT2 (the next BLAS's xGEMV and xGER), not plain loops, whose dot
-// products were serial sums: adding 1000 rows to N = 200 spent 6.3 ms here
-// on a 2-core host (2.8 with xTPQRT2), 7-11 of the 11-15 ms before the
-// product with Q on the 16-core GPU host
-// (bench/results/history/addrows-small-qr-NVIDIA-H100-80GB-HBM3-2026-12-07.txt).
+// products were serial sums: for 1000 rows added to N = 200 this step took
+// 6.3 ms on a 2-core host (2.8 with xTPQRT2), and ADDROWS_ECON's work
+// outside the product with Q 12.6-14.5 ms on the 16-core GPU host (6.5-7.0
+// with it; bench/results/history/addrows-small-qr-NVIDIA-H100-80GB-HBM3-2026-12-07.txt).
 template <class T> void addrows_block(idx n, idx p, idx k0, idx nr, T *r, idx ldr, T *u, idx ldu, T *t, idx ldt, T *wr) {
   const idx nb = ldt;
   const lint p_ = lint(p), ldu_ = lint(ldu);
