@@ -215,9 +215,8 @@ template <class T> void geqrt(lint m, lint n, lint nb, T *a, lint lda, T *t, lin
 // xTPQRT2 with L = 0: the QR factorization of [A; B], A n-by-n upper
 // triangular (its strictly lower part is not referenced), B m-by-n: R
 // overwrites A, the reflectors' lower parts overwrite B (each reflector is
-// e_i above B's rows), and t gets their n-by-n upper triangular T. Level 2
-// through the BLAS's xGEMV and xGER, where plain loops' dot products are
-// serial sums.
+// e_i above B's rows), and t gets their n-by-n upper triangular T.
+// m >= 1: with m = 0 xTPQRT2 returns without setting t.
 template <class T> void tpqrt2(lint m, lint n, T *a, lint lda, T *b, lint ldb, T *t, lint ldt) {
   using F = void(const lint *, const lint *, const lint *, T *, const lint *, T *, const lint *, T *, const lint *,
                  lint *);

@@ -651,7 +651,7 @@ void qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
 // ---- add rows --------------------------------------------------------------
 
 namespace {
-// Reflectors k0..k0+nr-1 of [R; U] (p new rows, n columns; reflector
+// Reflectors k0..k0+nr-1 of [R; U] (p >= 1 new rows, n columns; reflector
 // k touches R's row k and U, whose column k becomes its v): generated with
 // their compact-WY T (upper triangular, ldt >= nr) by xTPQRT2, then
 // [R(k0:k0+nr-1, k0+nr:); U(:, k0+nr:)] <- H^H * [...] for
@@ -665,10 +665,6 @@ template <class T> void addrows_block(idx n, idx p, idx k0, idx nr, T *r, idx ld
   const idx nb = ldt;
   const lint p_ = lint(p), ldu_ = lint(ldu);
   T *vu = u + k0 * ldu;
-  if (p == 0) {  // every reflector is I (xTPQRT2 would leave t unset)
-    for (idx c = 0; c < nr; ++c) std::fill(t + c * ldt, t + c * ldt + nr, T(0));
-    return;
-  }
   blas::tpqrt2<T>(p_, lint(nr), r + k0 + k0 * ldr, lint(ldr), vu, ldu_, t, lint(ldt));
   const idx nc = n - k0 - nr;
   if (nc > 0) {

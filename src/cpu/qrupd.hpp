@@ -58,9 +58,9 @@ template <class T>
 void qrupd_addcols(lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu, T *work,
                    long lwork);
 
-// Insert the p rows of u (p-by-n, destroyed) before row j0. When wantq, q
-// (ldq >= m+p) holds the m-by-m factor on entry and the (m+p)-by-(m+p) one
-// on exit.
+// Insert the p >= 1 rows of u (p-by-n, destroyed) before row j0. When
+// wantq, q (ldq >= m+p) holds the m-by-m factor on entry and the
+// (m+p)-by-(m+p) one on exit.
 template <class T>
 void qrupd_addrows(bool wantq, lint m, lint n, lint p, lint j0, T *q, lint ldq, T *r, lint ldr, T *u, lint ldu,
                    T *work, long lwork);
