@@ -392,6 +392,25 @@ template <class T> void degenerate() {
   subnormal<T>();
 }
 
+// The same call twice on the same data gives the same bits, though the
+// threads take the passes' chunks of rows in whatever order they come to
+// them: the Gram pass adds each chunk's sums in the chunks' order.
+template <class T> void same_twice(lint m, lint n, lint p, lint j) {
+  const Matrix<T> a = testing::random_matrix<T>(m, n), u0 = testing::random_matrix<T>(m, p);
+  const Factors<T> f0 = factor(a, n, m, n + p, n + p, n + p);
+  Factors<T> f[2] = {f0, f0};
+  for (Factors<T> &g : f) {
+    Matrix<T> u = u0;
+    auto call = [&](lint lwork, T *w) {
+      return addcols_econ<T>(m, n, p, j, g.q.ptr(), g.q.ld, g.r.ptr(), g.r.ld, u.ptr(), u.ld, w, lwork);
+    };
+    std::vector<T> w = workspace<T>(call, Lw::opt, lwmin_addcols_econ(m, n, p));
+    assert_int_equal(call(lint(w.size()), w.data()), 0);
+  }
+  assert_true(std::memcmp(f[0].q.ptr(), f[1].q.ptr(), sizeof(T) * f[0].q.data.size()) == 0);
+  assert_true(std::memcmp(f[0].r.ptr(), f[1].r.ptr(), sizeof(T) * f[0].r.data.size()) == 0);
+}
+
 // The blocked path's passes over Q's rows (src/cpu/qrupd_econ_passes.cpp)
 // on 3 threads and on 2 (hqr_set_cpu_threads; a thread needs 65536
 // elements of Q; the small shapes above run on one): M = 6007 (no multiple
@@ -416,6 +435,8 @@ template <class T> void passes() {
   run_addcols<T>(6007, 24, 13, 12, 0, true);
   run_delcols<T>('U', 6007, 80, 13, 20, 0, true);
   run_addrows<T>('U', 6007, 80, 300, 3001, 0);
+  hqr_set_cpu_threads(3);
+  same_twice<T>(6007, 24, 13, 5);
   hqr_set_cpu_threads(0);
 }
 

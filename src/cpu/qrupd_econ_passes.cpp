@@ -343,13 +343,30 @@ template <class T> void unpack(idx rows, idx cols, const T *buf, idx ld, T *a, i
   for (idx c = 0; c < cols; ++c) std::copy(buf + c * ld, buf + c * ld + rows, a + c * lda);
 }
 
-// body(t, b0, rows, padded) for every block of every thread's range.
-template <class T, class F> void for_blocks(idx m, const RowScratch<T> &scratch, F &&body) {
-  parallel_ranges(m, scratch.threads(), kTile, [&](int t, idx r0, idx r1) {
-    for (idx b0 = r0; b0 < r1; b0 += kBlockRows) {
-      const idx rows = std::min(kBlockRows, r1 - b0);
-      body(t, b0, rows, (rows + kTile - 1) / kTile * kTile);
-    }
+// A pass's rows come in chunks of whole blocks, kChunksPerThread per
+// thread, that the threads take in turn from a shared counter. With a
+// fixed range each, a thread that the system held up (the CUDA runtime's
+// threads, the hypervisor) set the pass's time: on the H100 host's 16
+// cores DELCOLS_ECON (M = 1e6, N = 200, P = 10) took 0.049-0.052 s on 16
+// threads and 0.036-0.038 s on 12; with the chunks, 0.032-0.035 s on 16
+// (bench/results/history/econ-chunks-NVIDIA-H100-80GB-HBM3-2026-12-07.txt).
+constexpr idx kChunksPerThread = 8;
+inline idx chunk_rows(idx m, int threads) {
+  const idx per = (m + kChunksPerThread * threads - 1) / (kChunksPerThread * threads);
+  return std::max<idx>(1, (per + kBlockRows - 1) / kBlockRows) * kBlockRows;
+}
+
+// body(t, c, b0, rows, padded) for every block of every chunk c (rows
+// c*rows_per ..) on `threads` threads, t the one that runs it.
+template <class F> void for_blocks(idx m, int threads, idx rows_per, F &&body) {
+  const idx chunks = (m + rows_per - 1) / rows_per;
+  std::atomic<idx> next{0};
+  parallel_ranges(threads, threads, 1, [&](int t, idx, idx) {
+    for (idx c = next++; c < chunks; c = next++)
+      for (idx b0 = c * rows_per, end = std::min(m, b0 + rows_per); b0 < end; b0 += kBlockRows) {
+        const idx rows = std::min(kBlockRows, end - b0);
+        body(t, c, b0, rows, (rows + kTile - 1) / kTile * kTile);
+      }
   });
 }
 
@@ -379,20 +396,29 @@ template <class T>
 void econ_gram(idx m, idx n, idx p, const T *q, idx ldq, const T *u, idx ldu, const T *tri, T *out,
                const RowScratch<T> &scratch) {
   const idx ka = n + p, nsums = ka * p, ld = kBlockLd;
-  for (int t = 0; t < scratch.threads(); ++t) std::fill(scratch.sums(t), scratch.sums(t) + nsums, T(0));
-  for_blocks(m, scratch, [&](int t, idx b0, idx rows, idx padded) {
+  // Each chunk's sums apart, added in the chunks' order: the result does
+  // not depend on which thread took which chunk. One thread, or no room
+  // for them: thread 0's sums, in the rows' order.
+  const idx rows_per = chunk_rows(m, scratch.threads()), chunks = (m + rows_per - 1) / rows_per;
+  std::unique_ptr<T[]> per_chunk(scratch.threads() > 1 ? new (std::nothrow) T[std::size_t(chunks) * std::size_t(nsums)]
+                                                       : nullptr);
+  const idx slots = per_chunk ? chunks : 1;
+  T *sums = per_chunk ? per_chunk.get() : scratch.sums(0);
+  std::fill(sums, sums + slots * nsums, T(0));
+  for_blocks(m, per_chunk ? scratch.threads() : 1, rows_per, [&](int t, idx c, idx b0, idx rows, idx padded) {
     T *buf = scratch.block(t);
     pack(rows, padded, n, q + b0, ldq, buf, ld);
     pack(rows, padded, p, u + b0, ldu, buf + n * ld, ld);
     BlockJob<T> j{};
     j.kind = BlockJob<T>::kGram;
-    j.rows = padded, j.buf = buf, j.ld = ld, j.cols = ka, j.u_col = n, j.p = p, j.tri = tri, j.sums = scratch.sums(t);
+    j.rows = padded, j.buf = buf, j.ld = ld, j.cols = ka, j.u_col = n, j.p = p, j.tri = tri;
+    j.sums = sums + (per_chunk ? c : 0) * nsums;
     run(j);
   });
   for (idx k = 0; k < ka; ++k)
     for (idx c = 0; c < p; ++c) {
       T s = 0;
-      for (int t = 0; t < scratch.threads(); ++t) s += scratch.sums(t)[k * p + c];
+      for (idx h = 0; h < slots; ++h) s += sums[h * nsums + k * p + c];
       out[k + c * ka] = s;
     }
 }
@@ -401,7 +427,7 @@ template <class T>
 void econ_rotate(idx m, idx n, idx p, idx j0, T *q, idx ldq, const T *u, idx ldu, const T *tri, const T *w, idx ldw,
                  const T *f, const Passes<T> &ps, const RowScratch<T> &scratch) {
   const idx c0 = u ? 0 : j0, ld = kBlockLd;
-  for_blocks(m, scratch, [&](int t, idx b0, idx rows, idx padded) {
+  for_blocks(m, scratch.threads(), chunk_rows(m, scratch.threads()), [&](int t, idx, idx b0, idx rows, idx padded) {
     T *buf = scratch.block(t);
     if (u) {
       pack(rows, padded, n, q + b0, ldq, buf, ld);
@@ -421,7 +447,7 @@ void econ_rotate(idx m, idx n, idx p, idx j0, T *q, idx ldq, const T *u, idx ldu
 template <class T>
 void econ_reflect(idx m, idx ncols, idx nkeep, T *q, idx ldq, const Staircase<T> &h, const RowScratch<T> &scratch) {
   const idx ld = kBlockLd;
-  for_blocks(m, scratch, [&](int t, idx b0, idx rows, idx padded) {
+  for_blocks(m, scratch.threads(), chunk_rows(m, scratch.threads()), [&](int t, idx, idx b0, idx rows, idx padded) {
     T *buf = scratch.block(t);
     pack(rows, padded, ncols, q + b0, ldq, buf, ld);
     BlockJob<T> j{};

@@ -1,8 +1,9 @@
 // The economy QR updates' passes over Q's rows (src/cpu/qrupd.cpp's
 // *_econ): Q is M-by-N with M in the millions, far past the caches, so
-// each pass reads (and writes) Q once, with every thread. A thread takes a
-// contiguous range of rows and works through it in blocks of kBlockRows
-// rows: the block's columns are copied to the thread's scratch (long
+// each pass reads (and writes) Q once, with every thread. The threads take
+// chunks of rows in turn (a few per thread, so that one held up does not
+// hold up the pass) and work through each in blocks of kBlockRows rows:
+// the block's columns are copied to the thread's scratch (long
 // contiguous reads), everything the update does to those rows happens
 // there, in register tiles of kTileRows rows, and the changed columns are
 // copied back. One template for s, d, c, z; the real and complex kernels
