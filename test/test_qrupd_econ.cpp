@@ -392,9 +392,9 @@ template <class T> void degenerate() {
   subnormal<T>();
 }
 
-// The same call twice on the same data gives the same bits, though the
-// threads take the passes' chunks of rows in whatever order they come to
-// them: the Gram pass adds each chunk's sums in the chunks' order.
+// The same call twice on the same data (and threads) gives the same bits,
+// though the threads take the passes' chunks of rows in whatever order they
+// come to them: the Gram pass adds each chunk's sums in the chunks' order.
 template <class T> void same_twice(lint m, lint n, lint p, lint j) {
   const Matrix<T> a = testing::random_matrix<T>(m, n), u0 = testing::random_matrix<T>(m, p);
   const Factors<T> f0 = factor(a, n, m, n + p, n + p, n + p);
@@ -436,7 +436,8 @@ template <class T> void passes() {
   run_delcols<T>('U', 6007, 80, 13, 20, 0, true);
   run_addrows<T>('U', 6007, 80, 300, 3001, 0);
   hqr_set_cpu_threads(3);
-  same_twice<T>(6007, 24, 13, 5);
+  same_twice<T>(6007, 24, 13, 5);  // 24 chunks, their sums allocated
+  same_twice<T>(6007, 3, 40, 2);   // P large beside M: one chunk per thread, sums in the scratch
   hqr_set_cpu_threads(0);
 }
 

@@ -351,8 +351,9 @@ template <class T> void unpack(idx rows, idx cols, const T *buf, idx ld, T *a, i
 // threads and 0.036-0.038 s on 12; with the chunks, 0.032-0.035 s on 16
 // (bench/results/history/econ-chunks-NVIDIA-H100-80GB-HBM3-2026-12-07.txt).
 constexpr idx kChunksPerThread = 8;
-inline idx chunk_rows(idx m, int threads) {
-  const idx per = (m + kChunksPerThread * threads - 1) / (kChunksPerThread * threads);
+// Rows per chunk for at most `chunks` chunks of whole blocks.
+inline idx chunk_rows(idx m, idx chunks) {
+  const idx per = (m + chunks - 1) / chunks;
   return std::max<idx>(1, (per + kBlockRows - 1) / kBlockRows) * kBlockRows;
 }
 
@@ -397,28 +398,34 @@ void econ_gram(idx m, idx n, idx p, const T *q, idx ldq, const T *u, idx ldu, co
                const RowScratch<T> &scratch) {
   const idx ka = n + p, nsums = ka * p, ld = kBlockLd;
   // Each chunk's sums apart, added in the chunks' order: the result does
-  // not depend on which thread took which chunk. One thread, or no room
-  // for them: thread 0's sums, in the rows' order.
-  const idx rows_per = chunk_rows(m, scratch.threads()), chunks = (m + rows_per - 1) / rows_per;
-  std::unique_ptr<T[]> per_chunk(scratch.threads() > 1 ? new (std::nothrow) T[std::size_t(chunks) * std::size_t(nsums)]
-                                                       : nullptr);
-  const idx slots = per_chunk ? chunks : 1;
-  T *sums = per_chunk ? per_chunk.get() : scratch.sums(0);
-  std::fill(sums, sums + slots * nsums, T(0));
-  for_blocks(m, per_chunk ? scratch.threads() : 1, rows_per, [&](int t, idx c, idx b0, idx rows, idx padded) {
+  // not depend on which thread took which chunk. Up to one chunk per
+  // thread they live in the scratch (chunk c's in thread c's); more are
+  // allocated, and only where they stay small beside the rows they sum
+  // (chunks*p <= m/16: not for a wide U on few rows, whose sums would cost
+  // as much as the pass), else, or without room for them, one per thread.
+  const int threads = scratch.threads();
+  idx want = threads;
+  if (threads > 1 && kChunksPerThread * threads * p * 16 <= m) want = kChunksPerThread * threads;
+  idx rows_per = chunk_rows(m, want), chunks = (m + rows_per - 1) / rows_per;
+  std::unique_ptr<T[]> more(chunks > threads ? new (std::nothrow) T[std::size_t(chunks) * std::size_t(nsums)]
+                                              : nullptr);
+  if (chunks > threads && !more) rows_per = chunk_rows(m, threads), chunks = (m + rows_per - 1) / rows_per;
+  auto sums = [&](idx c) { return more ? more.get() + c * nsums : scratch.sums(int(c)); };
+  for (idx c = 0; c < chunks; ++c) std::fill(sums(c), sums(c) + nsums, T(0));
+  for_blocks(m, threads, rows_per, [&](int t, idx c, idx b0, idx rows, idx padded) {
     T *buf = scratch.block(t);
     pack(rows, padded, n, q + b0, ldq, buf, ld);
     pack(rows, padded, p, u + b0, ldu, buf + n * ld, ld);
     BlockJob<T> j{};
     j.kind = BlockJob<T>::kGram;
     j.rows = padded, j.buf = buf, j.ld = ld, j.cols = ka, j.u_col = n, j.p = p, j.tri = tri;
-    j.sums = sums + (per_chunk ? c : 0) * nsums;
+    j.sums = sums(c);
     run(j);
   });
   for (idx k = 0; k < ka; ++k)
     for (idx c = 0; c < p; ++c) {
       T s = 0;
-      for (idx h = 0; h < slots; ++h) s += sums[h * nsums + k * p + c];
+      for (idx h = 0; h < chunks; ++h) s += sums(h)[k * p + c];
       out[k + c * ka] = s;
     }
 }
@@ -427,7 +434,8 @@ template <class T>
 void econ_rotate(idx m, idx n, idx p, idx j0, T *q, idx ldq, const T *u, idx ldu, const T *tri, const T *w, idx ldw,
                  const T *f, const Passes<T> &ps, const RowScratch<T> &scratch) {
   const idx c0 = u ? 0 : j0, ld = kBlockLd;
-  for_blocks(m, scratch.threads(), chunk_rows(m, scratch.threads()), [&](int t, idx, idx b0, idx rows, idx padded) {
+  const int threads = scratch.threads();
+  for_blocks(m, threads, chunk_rows(m, kChunksPerThread * threads), [&](int t, idx, idx b0, idx rows, idx padded) {
     T *buf = scratch.block(t);
     if (u) {
       pack(rows, padded, n, q + b0, ldq, buf, ld);
@@ -447,7 +455,8 @@ void econ_rotate(idx m, idx n, idx p, idx j0, T *q, idx ldq, const T *u, idx ldu
 template <class T>
 void econ_reflect(idx m, idx ncols, idx nkeep, T *q, idx ldq, const Staircase<T> &h, const RowScratch<T> &scratch) {
   const idx ld = kBlockLd;
-  for_blocks(m, scratch.threads(), chunk_rows(m, scratch.threads()), [&](int t, idx, idx b0, idx rows, idx padded) {
+  const int threads = scratch.threads();
+  for_blocks(m, threads, chunk_rows(m, kChunksPerThread * threads), [&](int t, idx, idx b0, idx rows, idx padded) {
     T *buf = scratch.block(t);
     pack(rows, padded, ncols, q + b0, ldq, buf, ld);
     BlockJob<T> j{};
