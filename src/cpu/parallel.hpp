@@ -1,6 +1,6 @@
-// Contiguous ranges of [0, m) over short-lived threads, for hqr's own CPU
-// passes over tall matrices (the economy QR updates' passes over Q's rows,
-// host/nonfinite.hpp's scan). Threads start per call, a few tens of
+// Contiguous ranges of [0, m), or items taken in turn, over short-lived
+// threads, for hqr's own CPU passes over tall matrices (the economy QR
+// updates' passes over Q's rows, host/nonfinite.hpp's scan). Threads start per call, a few tens of
 // microseconds against passes of milliseconds: nothing persists, so a
 // forked child and concurrent callers need nothing special. A thread that
 // cannot start (resource limits) costs time, never the call: the caller
@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <thread>
 #include <vector>
@@ -42,6 +43,17 @@ template <class F> void parallel_ranges(std::ptrdiff_t m, int threads, std::ptrd
   range(0);
   for (int t = started; t < threads; ++t) range(t);
   for (std::thread &th : pool) th.join();
+}
+
+// fn(t, i) for i = 0 .. count-1, on `threads` threads that take the next i
+// from a shared counter as they finish one (t: the thread, 0 .. threads-1):
+// where some items or threads are slower than others, none waits on a
+// fixed share.
+template <class F> void parallel_take(std::ptrdiff_t count, int threads, F &&fn) {
+  std::atomic<std::ptrdiff_t> next{0};
+  parallel_ranges(threads, threads, 1, [&](int t, std::ptrdiff_t, std::ptrdiff_t) {
+    for (std::ptrdiff_t i = next++; i < count; i = next++) fn(t, i);
+  });
 }
 
 }  // namespace hqr::cpu

@@ -2,7 +2,6 @@
 #include "cpu/qrupd_econ_passes.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -360,14 +359,11 @@ inline idx chunk_rows(idx m, idx chunks) {
 // body(t, c, b0, rows, padded) for every block of every chunk c (rows
 // c*rows_per ..) on `threads` threads, t the one that runs it.
 template <class F> void for_blocks(idx m, int threads, idx rows_per, F &&body) {
-  const idx chunks = (m + rows_per - 1) / rows_per;
-  std::atomic<idx> next{0};
-  parallel_ranges(threads, threads, 1, [&](int t, idx, idx) {
-    for (idx c = next++; c < chunks; c = next++)
-      for (idx b0 = c * rows_per, end = std::min(m, b0 + rows_per); b0 < end; b0 += kBlockRows) {
-        const idx rows = std::min(kBlockRows, end - b0);
-        body(t, c, b0, rows, (rows + kTile - 1) / kTile * kTile);
-      }
+  parallel_take((m + rows_per - 1) / rows_per, threads, [&](int t, idx c) {
+    for (idx b0 = c * rows_per, end = std::min(m, b0 + rows_per); b0 < end; b0 += kBlockRows) {
+      const idx rows = std::min(kBlockRows, end - b0);
+      body(t, c, b0, rows, (rows + kTile - 1) / kTile * kTile);
+    }
   });
 }
 
@@ -489,26 +485,22 @@ void staircase(idx nl, idx j0, idx ncols, const Passes<T> &ps, int threads, T *o
   // Each block's passes stop where its tallest lane's do; without room
   // for those bounds, at the passes' own (the same result, more work).
   std::unique_ptr<idx[]> clipped(new (std::nothrow) idx[std::size_t(threads) * std::size_t(ps.nt)]);
-  std::atomic<idx> next{0};
-  parallel_ranges(threads, threads, 1, [&](int t, idx r0, idx r1) {
-    if (r0 >= r1) return;
+  parallel_take(nblocks, threads, [&](int t, idx b) {
     T *buf = scratch.block(t);
     idx *hi = clipped ? clipped.get() + std::size_t(t) * std::size_t(ps.nt) : nullptr;
-    for (idx b = next++; b < nblocks; b = next++) {
-      const idx l0 = (nblocks - 1 - b) * L, nb = std::min(L, nl - l0), last = l0 + nb - 1;
-      const idx cols = std::min(ncols, last + ps.nt + 1);  // entries j0 .. j0+last+nt
-      Passes<T> mine_ps = ps;
-      if (hi) {
-        for (idx k = 0; k < ps.nt; ++k) hi[k] = std::min(ps.hi[k], j0 + last + k + 1);
-        mine_ps.hi = hi;
-      }
-      fill(l0, nb, buf, L, cols);
-      BlockJob<T> j{};
-      j.kind = BlockJob<T>::kRotate;
-      j.rows = L, j.buf = buf, j.ld = L, j.cols = cols, j.c0 = j0, j.ps = &mine_ps;
-      run(j);
-      drain(l0, nb, buf, L, cols);
+    const idx l0 = (nblocks - 1 - b) * L, nb = std::min(L, nl - l0), last = l0 + nb - 1;
+    const idx cols = std::min(ncols, last + ps.nt + 1);  // entries j0 .. j0+last+nt
+    Passes<T> mine_ps = ps;
+    if (hi) {
+      for (idx k = 0; k < ps.nt; ++k) hi[k] = std::min(ps.hi[k], j0 + last + k + 1);
+      mine_ps.hi = hi;
     }
+    fill(l0, nb, buf, L, cols);
+    BlockJob<T> j{};
+    j.kind = BlockJob<T>::kRotate;
+    j.rows = L, j.buf = buf, j.ld = L, j.cols = cols, j.c0 = j0, j.ps = &mine_ps;
+    run(j);
+    drain(l0, nb, buf, L, cols);
   });
 }
 }  // namespace
