@@ -651,21 +651,50 @@ void qrupd_addcols(lint m_, lint n_, lint p_, lint j0_, T *q, lint ldq_, T *r, l
 // ---- add rows --------------------------------------------------------------
 
 namespace {
+// The QR factorization of [A; B] as xTPQRT2 (L = 0) leaves it (A n-by-n
+// upper triangular, B m-by-n, T n-by-n), recursively: the halves' products
+// are level-3 calls, each below the size at which OpenBLAS wakes its
+// threads (m*n*k <= 2^18 for m = 1000 rows and 16 columns), where
+// xTPQRT2's xGEMV and xGER each woke them, 64 times per block of 32.
+// H1*H2 = I - [V1 V2]*[T1 T12; 0 T2]*[V1 V2]^H with T12 = -T1*(B1^H*B2)*T2
+// (V's top rows are the identity's: V1's and V2's do not meet). ADDROWS_ECON
+// (N = 200, P = 1000) took 0.8-1.0 ms less than with xTPQRT2 on the 2-core
+// host, M = 20,000: 10.6-10.7 ms against 11.4-11.6
+// (bench/results/history/addrows-tpqrt-rec-Xeon-2core-2026-12-07.txt).
+constexpr idx kTpqrtLeaf = 8;
+template <class T> void tpqrt_rec(idx m, idx n, T *a, idx lda, T *b, idx ldb, T *t, idx ldt) {
+  if (n <= kTpqrtLeaf) return blas::tpqrt2<T>(lint(m), lint(n), a, lint(lda), b, lint(ldb), t, lint(ldt));
+  const idx n1 = n / 2, n2 = n - n1;
+  T *a12 = a + n1 * lda, *b2 = b + n1 * ldb, *w = t + n1 * ldt, *t2 = t + n1 + n1 * ldt;
+  tpqrt_rec(m, n1, a, lda, b, ldb, t, ldt);
+  // [A12; B2] <- H1^H*[A12; B2] through W = T1^H*(A12 + B1^H*B2), in T12's place.
+  for (idx c = 0; c < n2; ++c) std::copy(a12 + c * lda, a12 + c * lda + n1, w + c * ldt);
+  blas::gemm<T>('C', 'N', lint(n1), lint(n2), lint(m), T(1), b, lint(ldb), b2, lint(ldb), T(1), w, lint(ldt));
+  blas::trmm<T>('L', 'U', 'C', 'N', lint(n1), lint(n2), T(1), t, lint(ldt), w, lint(ldt));
+  for (idx c = 0; c < n2; ++c)
+    for (idx i = 0; i < n1; ++i) a12[i + c * lda] -= w[i + c * ldt];
+  blas::gemm<T>('N', 'N', lint(m), lint(n2), lint(n1), T(-1), b, lint(ldb), w, lint(ldt), T(1), b2, lint(ldb));
+  tpqrt_rec(m, n2, a + n1 + n1 * lda, lda, b2, ldb, t2, ldt);
+  blas::gemm<T>('C', 'N', lint(n1), lint(n2), lint(m), T(1), b, lint(ldb), b2, lint(ldb), T(0), w, lint(ldt));
+  blas::trmm<T>('L', 'U', 'N', 'N', lint(n1), lint(n2), T(-1), t, lint(ldt), w, lint(ldt));
+  blas::trmm<T>('R', 'U', 'N', 'N', lint(n1), lint(n2), T(1), t2, lint(ldt), w, lint(ldt));
+}
+
 // Reflectors k0..k0+nr-1 of [R; U] (p >= 1 new rows, n columns; reflector
 // k touches R's row k and U, whose column k becomes its v): generated with
-// their compact-WY T (upper triangular, ldt >= nr) by xTPQRT2, then
+// their compact-WY T (upper triangular, ldt >= nr) by tpqrt_rec, then
 // [R(k0:k0+nr-1, k0+nr:); U(:, k0+nr:)] <- H^H * [...] for
 // H = I - V*T*V^H, V = [I; U(:, k0:k0+nr-1)], through wr (ldt-by-n).
-// xTPQRT2 (the next BLAS's xGEMV and xGER), not plain loops, whose dot
-// products were serial sums: for 1000 rows added to N = 200 this step took
-// 6.3 ms on a 2-core host (2.8 with xTPQRT2), and ADDROWS_ECON's work
-// outside the product with Q 12.6-14.5 ms on the 16-core GPU host (6.5-7.0
-// with it; bench/results/history/addrows-small-qr-NVIDIA-H100-80GB-HBM3-2026-12-07.txt).
+// The next BLAS, not plain loops, whose dot products were serial sums: for
+// 1000 rows added to N = 200 this step took 6.3 ms on a 2-core host (2.8
+// with xTPQRT2), and ADDROWS_ECON's work outside the product with Q
+// 12.6-14.5 ms on the 16-core GPU host (6.5-7.0 with xTPQRT2;
+// bench/results/history/addrows-small-qr-NVIDIA-H100-80GB-HBM3-2026-12-07.txt).
 template <class T> void addrows_block(idx n, idx p, idx k0, idx nr, T *r, idx ldr, T *u, idx ldu, T *t, idx ldt, T *wr) {
   const idx nb = ldt;
   const lint p_ = lint(p), ldu_ = lint(ldu);
   T *vu = u + k0 * ldu;
-  blas::tpqrt2<T>(p_, lint(nr), r + k0 + k0 * ldr, lint(ldr), vu, ldu_, t, lint(ldt));
+  tpqrt_rec<T>(p, nr, r + k0 + k0 * ldr, ldr, vu, ldu, t, ldt);
   const idx nc = n - k0 - nr;
   if (nc > 0) {
     T *rt = r + k0 + (k0 + nr) * ldr, *ut = u + (k0 + nr) * ldu;
