@@ -662,18 +662,27 @@ namespace {
 // host, M = 20,000: 10.6-10.7 ms against 11.4-11.6
 // (bench/results/history/addrows-tpqrt-rec-Xeon-2core-2026-12-07.txt).
 constexpr idx kTpqrtLeaf = 8;
+
+// [A; B] <- op(H)*[A; B] for H = I - V*T*V^H, V = [I; V2] (V2 m-by-k at v,
+// T k-by-k upper triangular; A k-by-nc, B m-by-nc), op 'C' (H^H) or 'N',
+// through W = op(T)*(A + V2^H*B) in w (k-by-nc, ld ldw).
+template <class T>
+void apply_tp_left(char op, idx m, idx k, idx nc, const T *v, idx ldv, const T *t, idx ldt, T *a, idx lda, T *b,
+                   idx ldb, T *w, idx ldw) {
+  for (idx c = 0; c < nc; ++c) std::copy(a + c * lda, a + c * lda + k, w + c * ldw);
+  blas::gemm<T>('C', 'N', lint(k), lint(nc), lint(m), T(1), v, lint(ldv), b, lint(ldb), T(1), w, lint(ldw));
+  blas::trmm<T>('L', 'U', op, 'N', lint(k), lint(nc), T(1), t, lint(ldt), w, lint(ldw));
+  for (idx c = 0; c < nc; ++c)
+    for (idx i = 0; i < k; ++i) a[i + c * lda] -= w[i + c * ldw];
+  blas::gemm<T>('N', 'N', lint(m), lint(nc), lint(k), T(-1), v, lint(ldv), w, lint(ldw), T(1), b, lint(ldb));
+}
+
 template <class T> void tpqrt_rec(idx m, idx n, T *a, idx lda, T *b, idx ldb, T *t, idx ldt) {
   if (n <= kTpqrtLeaf) return blas::tpqrt2<T>(lint(m), lint(n), a, lint(lda), b, lint(ldb), t, lint(ldt));
   const idx n1 = n / 2, n2 = n - n1;
   T *a12 = a + n1 * lda, *b2 = b + n1 * ldb, *w = t + n1 * ldt, *t2 = t + n1 + n1 * ldt;
   tpqrt_rec(m, n1, a, lda, b, ldb, t, ldt);
-  // [A12; B2] <- H1^H*[A12; B2] through W = T1^H*(A12 + B1^H*B2), in T12's place.
-  for (idx c = 0; c < n2; ++c) std::copy(a12 + c * lda, a12 + c * lda + n1, w + c * ldt);
-  blas::gemm<T>('C', 'N', lint(n1), lint(n2), lint(m), T(1), b, lint(ldb), b2, lint(ldb), T(1), w, lint(ldt));
-  blas::trmm<T>('L', 'U', 'C', 'N', lint(n1), lint(n2), T(1), t, lint(ldt), w, lint(ldt));
-  for (idx c = 0; c < n2; ++c)
-    for (idx i = 0; i < n1; ++i) a12[i + c * lda] -= w[i + c * ldt];
-  blas::gemm<T>('N', 'N', lint(m), lint(n2), lint(n1), T(-1), b, lint(ldb), w, lint(ldt), T(1), b2, lint(ldb));
+  apply_tp_left('C', m, n1, n2, b, ldb, t, ldt, a12, lda, b2, ldb, w, ldt);  // W in T12's place
   tpqrt_rec(m, n2, a + n1 + n1 * lda, lda, b2, ldb, t2, ldt);
   blas::gemm<T>('C', 'N', lint(n1), lint(n2), lint(m), T(1), b, lint(ldb), b2, lint(ldb), T(0), w, lint(ldt));
   blas::trmm<T>('L', 'U', 'N', 'N', lint(n1), lint(n2), T(-1), t, lint(ldt), w, lint(ldt));
@@ -684,27 +693,18 @@ template <class T> void tpqrt_rec(idx m, idx n, T *a, idx lda, T *b, idx ldb, T 
 // k touches R's row k and U, whose column k becomes its v): generated with
 // their compact-WY T (upper triangular, ldt >= nr) by tpqrt_rec, then
 // [R(k0:k0+nr-1, k0+nr:); U(:, k0+nr:)] <- H^H * [...] for
-// H = I - V*T*V^H, V = [I; U(:, k0:k0+nr-1)], through wr (ldt-by-n).
+// H = I - V*T*V^H, V = [I; U(:, k0:k0+nr-1)], through wr (ldt-by-n;
+// apply_tp_left).
 // The next BLAS, not plain loops, whose dot products were serial sums: for
 // 1000 rows added to N = 200 this step took 6.3 ms on a 2-core host (2.8
 // with xTPQRT2), and ADDROWS_ECON's work outside the product with Q
 // 12.6-14.5 ms on the 16-core GPU host (6.5-7.0 with xTPQRT2;
 // bench/results/history/addrows-small-qr-NVIDIA-H100-80GB-HBM3-2026-12-07.txt).
 template <class T> void addrows_block(idx n, idx p, idx k0, idx nr, T *r, idx ldr, T *u, idx ldu, T *t, idx ldt, T *wr) {
-  const idx nb = ldt;
-  const lint p_ = lint(p), ldu_ = lint(ldu);
   T *vu = u + k0 * ldu;
   tpqrt_rec<T>(p, nr, r + k0 + k0 * ldr, ldr, vu, ldu, t, ldt);
   const idx nc = n - k0 - nr;
-  if (nc > 0) {
-    T *rt = r + k0 + (k0 + nr) * ldr, *ut = u + (k0 + nr) * ldu;
-    for (idx c = 0; c < nc; ++c) std::copy(rt + c * ldr, rt + c * ldr + nr, wr + c * nb);
-    blas::gemm<T>('C', 'N', lint(nr), lint(nc), p_, T(1), vu, ldu_, ut, ldu_, T(1), wr, lint(nb));
-    blas::trmm<T>('L', 'U', 'C', 'N', lint(nr), lint(nc), T(1), t, lint(nb), wr, lint(nb));
-    for (idx c = 0; c < nc; ++c)
-      for (idx i = 0; i < nr; ++i) rt[i + c * ldr] -= wr[i + c * nb];
-    blas::gemm<T>('N', 'N', p_, lint(nc), lint(nr), T(-1), vu, ldu_, wr, lint(nb), T(1), ut, ldu_);
-  }
+  if (nc > 0) apply_tp_left('C', p, nr, nc, vu, ldu, t, ldt, r + k0 + (k0 + nr) * ldr, ldr, u + (k0 + nr) * ldu, ldu, wr, ldt);
 }
 }  // namespace
 
@@ -1424,14 +1424,7 @@ void qrupd_addrows_econ(bool wantq, lint m_, lint n_, lint p_, lint j0_, T *q, l
   }
   for (idx k0 = (n - 1) / nb * nb; k0 >= 0; k0 -= nb) {
     const idx nr = std::min(nb, n - k0), nc = n - k0;
-    const T *vu = u + k0 * ldu, *tk = tall + k0 * nb;
-    T *gtk = gt + k0 + k0 * n, *gbk = gb + k0 * p;
-    for (idx c = 0; c < nc; ++c) std::copy(gtk + c * n, gtk + c * n + nr, wr + c * nb);
-    blas::gemm<T>('C', 'N', lint(nr), lint(nc), p_, T(1), vu, ldu_, gbk, p_, T(1), wr, lint(nb));
-    blas::trmm<T>('L', 'U', 'N', 'N', lint(nr), lint(nc), T(1), tk, lint(nb), wr, lint(nb));
-    for (idx c = 0; c < nc; ++c)
-      for (idx i = 0; i < nr; ++i) gtk[i + c * n] -= wr[i + c * nb];
-    blas::gemm<T>('N', 'N', p_, lint(nc), lint(nr), T(-1), vu, ldu_, wr, lint(nb), T(1), gbk, p_);
+    apply_tp_left('N', p, nr, nc, u + k0 * ldu, ldu, tall + k0 * nb, nb, gt + k0 + k0 * n, n, gb + k0 * p, p, wr, nb);
   }
   if (m > 0) blas::trmm<T>('R', 'U', 'N', 'N', m_, n_, T(1), gt, n_, q, ldq_);
   // Rows j0.. down by p and Gb into the gap, a range of columns per thread.
