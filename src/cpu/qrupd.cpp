@@ -704,7 +704,8 @@ template <class T> void addrows_block(idx n, idx p, idx k0, idx nr, T *r, idx ld
   T *vu = u + k0 * ldu;
   tpqrt_rec<T>(p, nr, r + k0 + k0 * ldr, ldr, vu, ldu, t, ldt);
   const idx nc = n - k0 - nr;
-  if (nc > 0) apply_tp_left('C', p, nr, nc, vu, ldu, t, ldt, r + k0 + (k0 + nr) * ldr, ldr, u + (k0 + nr) * ldu, ldu, wr, ldt);
+  if (nc > 0)
+    apply_tp_left('C', p, nr, nc, vu, ldu, t, ldt, r + k0 + (k0 + nr) * ldr, ldr, u + (k0 + nr) * ldu, ldu, wr, ldt);
 }
 }  // namespace
 
