@@ -1,7 +1,8 @@
 // xGELSD against the reference LAPACK's: tall shapes on hqr's path (A = QR
-// and Q**H B through hqr's xGEQRF/xORMQR; R's bidiagonal form on the GPU
-// from gelsd.cpp's orders or with HQR_GPU_MIN_N, then the next LAPACK's
-// xORMBR/xLALSD; else the next LAPACK's xGELSD on R) and
+// and Q**H B through hqr's xGEQRF/xORMQR; R's bidiagonal form, on the GPU
+// from gelsd.cpp's orders or with HQR_GPU_MIN_N, else on the CPU; then S by
+// xBDSQR and X by a triangular solve with R where R has full rank by a
+// margin, else the next LAPACK's xORMBR/xLALSD) and
 // the shapes hqr forwards (below LAPACK's MNTHR = 1.6 n, wide, empty).
 // Checked: INFO and RANK as the reference's; S within max(m,n) eps of it;
 // X near the reference's (within cond^2 max(m,n) eps) and, as LAPACK's
@@ -198,6 +199,27 @@ template <class T> void gelsd_rank_deficient(void **) {
   }
 }
 
+// Graded columns (condition about 1e4 in s and c, 1e12 in d and z), RCOND
+// placed against the reference's own S: -1 and S(n)/S(1)/3 (full rank by
+// a margin: hqr's triangular solve with R), S(n)/S(1)/1.01 (full rank
+// within that margin: LAPACK's xLALSD decides) and S(n)/S(1)*1.01 (rank
+// n-1: xLALSD). RANK, S and X as the reference's either side of the line.
+template <class T> void gelsd_rank_threshold(void **) {
+  const lint m = 400, n = 60, nrhs = 2;
+  const double decades = std::is_same_v<R<T>, float> ? 4 : 12;
+  Matrix<T> a = random_matrix<T>(m, n);
+  for (lint j = 0; j < n; ++j)
+    for (lint i = 0; i < m; ++i) a(i, j) *= R<T>(std::pow(10.0, -decades * double(j) / double(n - 1)));
+  const Matrix<T> b = random_matrix<T>(m, nrhs);
+  const Out<T> r = run(a, b, R<T>(-1), 0, Lib::ref, "gelsd_rank_threshold (reference S)");
+  const double ratio = double(r.s[size_t(n - 1)]) / double(r.s[0]);
+  for (double f : {-1.0, 1 / 3.0, 1 / 1.01, 1.01}) {
+    const R<T> rcond = f < 0 ? R<T>(-1) : R<T>(ratio * f);
+    compare(a, b, rcond,
+            context("%cgelsd 400x60 graded (S(n)/S(1) %.2e), RCOND %.3e", prefix<T>(), ratio, double(rcond)));
+  }
+}
+
 // Data LAPACK scales first (hqr forwards them) and data at the edges of
 // the unscaled range (hqr's path).
 template <class T> void gelsd_scaled(void **) {
@@ -297,7 +319,8 @@ template <class T> void gelsd_illegal(void **) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      ALL_TYPES(gelsd_vs_lapack),    ALL_TYPES(gelsd_rank_deficient), ALL_TYPES(gelsd_scaled),
+      ALL_TYPES(gelsd_vs_lapack),    ALL_TYPES(gelsd_rank_deficient), ALL_TYPES(gelsd_rank_threshold),
+      ALL_TYPES(gelsd_scaled),
       ALL_TYPES(gelsd_zero_and_nan), ALL_TYPES(gelsd_minimum_lwork),  ALL_TYPES(gelsd_illegal),
   };
   if (const char *f = std::getenv("HQR_TEST_FILTER")) cmocka_set_test_filter(f);

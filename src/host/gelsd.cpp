@@ -17,8 +17,9 @@
 // n-by-n problem on R, whose S, RANK, X and INFO are A's, is LAPACK's next
 // steps: xGEBRD, xORMBR with Q, xLALSD, xORMBR with P. From order
 // bidiagonal_min_n (or HQR_GPU_MIN_N) on, xGEBRD runs on the GPU
-// (gpu::gebrd) and the rest, O(n^2 nrhs), with the next LAPACK's routines;
-// below it, or where the GPU fails (R is then untouched), the next
+// (gpu::gebrd) and the rest, O(n^2 nrhs), on the CPU: where R has full
+// rank by a margin, S by the next LAPACK's xBDSQR and X by a triangular
+// solve with R (solve_full_rank), else the next LAPACK's routines; below it, or where the GPU fails (R is then untouched), the next
 // LAPACK's xGELSD solves it whole. Rows n+1:m of B keep Q**H B's tail, as in
 // LAPACK (their sum of squares is the residual when RANK = n; numpy reads
 // it). Every other call goes to the next LAPACK unchanged: queries, illegal
@@ -40,6 +41,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "cpu/blas.hpp"
 #include "cuda/gpu.hpp"
 #include "dispatch.hpp"
 #include "flops.hpp"
@@ -161,40 +163,107 @@ bool unscaled(lint m, lint n, lint nrhs, const T *a, lint lda, const T *b, lint 
   return bnrm == 0 || (bnrm >= smlnum && bnrm <= bignum);
 }
 
-// The n-by-n problem on R (its strictly lower part zero) as LAPACK's
-// xGELSD solves it after its QR, with the bidiagonal form on the GPU:
-// xGEBRD (gpu::gebrd, into a copy: R stays as it came until that has
-// succeeded), xORMBR('Q', 'L', 'C'), xLALSD('U') with RCOND (S gets the
-// singular values, RANK, X in B(1:n,:), INFO > 0: xLALSD did not converge),
-// xORMBR('P', 'L', 'N'). WORK, RWORK and IWORK are sized for the next
-// LAPACK's xGELSD of the n-by-n problem, which covers each of these. False
-// where it did not start or the GPU failed (`why` says which; `failed`
-// true for the latter), A and B untouched.
+// The next LAPACK's xBDSQR of the real type (no singular vectors here: its
+// dqds, xLASQ1), or nullptr.
 template <class T>
-bool solve_bidiagonal_on_gpu(lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, Real<T> *s, const Real<T> *rcond,
-                             lint *rank, T *work, lint lwork, Real<T> *rwork, lint *iwork, lint *info,
-                             const char **why, bool *failed, Phases &phases) {
+using BdsqrFn = void(const char *, const lint *, const lint *, const lint *, const lint *, Real<T> *, Real<T> *,
+                     Real<T> *, const lint *, Real<T> *, const lint *, Real<T> *, const lint *, Real<T> *, lint *,
+                     std::size_t);
+template <class T> BdsqrFn<T> *next_bdsqr() {
+  static BdsqrFn<T> *const f = next::fn_or_null<BdsqrFn<T>, Real<T>>("bdsqr");
+  return f;
+}
+
+// The full-rank case of the n-by-n problem, given R's bidiagonal form
+// (d in s, e): a full-rank least-squares problem has one solution, X =
+// R^-1 (Q**H B)(1:n,:), whatever the route, so a triangular solve with R
+// (n^2 nrhs flops) takes the place of xORMBR, xLALSD and xORMBR, and xBDSQR
+// without vectors (dqds) gives S: 0.07 s on one core at n = 2048 against
+// 0.18-0.20 s for the three (bench/results/gelsd-*.txt's steps). The rank
+// is decided as xLALSD decides it: singular values above RCND*S(1), RCND =
+// RCOND, or EPS where RCOND <= 0 or >= 1; the shortcut is taken only where
+// S(n) clears that by more than the two routes' rounding of it (n*EPS*S(1))
+// and twice the threshold, so its RANK is xLALSD's. False (s, e and B as
+// they came) where it does not clear it, xBDSQR does not converge or X is
+// not finite: the caller then runs LAPACK's route.
+template <class T>
+bool solve_full_rank(lint n, lint nrhs, const T *r, lint ldr, T *b, lint ldb, Real<T> *s, const Real<T> *e,
+                     Real<T> rcond, lint *rank) {
+  using R = Real<T>;
+  auto *bdsqr = next_bdsqr<T>();
+  if (!bdsqr) return false;
+  std::vector<R> sv, ev, rw;
+  std::vector<T> b0;
+  try {
+    sv.assign(s, s + n);
+    ev.assign(e, e + n);
+    rw.resize(std::size_t(4 * n));
+    b0.resize(std::size_t(n) * std::size_t(nrhs));
+  } catch (const std::bad_alloc &) {
+    return false;
+  }
+  const lint zero = 0, one = 1;
+  lint info = 0;
+  bdsqr("U", &n, &zero, &zero, &zero, sv.data(), ev.data(), nullptr, &one, nullptr, &one, nullptr, &one, rw.data(),
+        &info, 1);
+  const R eps = std::numeric_limits<R>::epsilon() / 2;  // LAPACK's xLAMCH('Epsilon')
+  const R rcnd = rcond <= 0 || rcond >= 1 ? eps : rcond;
+  if (info != 0 || !(sv[std::size_t(n - 1)] > (2 * rcnd + R(n) * eps) * sv[0])) return false;
+  for (lint j = 0; j < nrhs; ++j) std::copy(b + j * ldb, b + j * ldb + n, b0.begin() + j * n);
+  blas::trsm('L', 'U', 'N', 'N', n, nrhs, T(1), r, ldr, b, ldb);
+  for (lint j = 0; j < nrhs; ++j)
+    for (lint i = 0; i < n; ++i)
+      if (!std::isfinite(std::abs(b[i + j * ldb]))) {
+        for (lint k = 0; k < nrhs; ++k) std::copy(b0.begin() + k * n, b0.begin() + (k + 1) * n, b + k * ldb);
+        return false;
+      }
+  std::copy(sv.begin(), sv.end(), s);
+  *rank = n;
+  return true;
+}
+
+// The next LAPACK's xGEBRD (D and E real for c and z too).
+template <class T>
+void next_gebrd(lint n, T *a, lint lda, Real<T> *d, Real<T> *e, T *tauq, T *taup, T *work, lint lwork, lint *info) {
+  using F = void(const lint *, const lint *, T *, const lint *, Real<T> *, Real<T> *, T *, T *, T *, const lint *,
+                 lint *);
+  static F *const f = next::fn<F, T>("gebrd");
+  f(&n, &n, a, &lda, d, e, tauq, taup, work, &lwork, info);
+}
+
+// The n-by-n problem on R (its strictly lower part zero) as LAPACK's
+// xGELSD solves it after its QR: xGEBRD into a copy V of R (gpu::gebrd on
+// the GPU from bidiagonal_min_n or HQR_GPU_MIN_N on, else the next
+// LAPACK's; R stays as it came until that has succeeded), then
+// solve_full_rank, or LAPACK's xORMBR('Q', 'L', 'C'), xLALSD('U') with
+// RCOND (S gets the singular values, RANK, X in B(1:n,:), INFO > 0: xLALSD
+// did not converge), xORMBR('P', 'L', 'N'). WORK, RWORK and IWORK are sized
+// for the next LAPACK's xGELSD of the n-by-n problem, which covers each of
+// these. *on_gpu says where the bidiagonal form was made. False where it
+// did not start or the GPU failed (`why` says which; `failed` true for the
+// latter), A and B untouched: the next LAPACK's xGELSD then solves it.
+template <class T>
+bool solve_bidiagonal(lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, Real<T> *s, const Real<T> *rcond, lint *rank,
+                      T *work, lint lwork, Real<T> *rwork, lint *iwork, lint *info, const char **why, bool *failed,
+                      bool *on_gpu, Phases &phases) {
   *failed = false;
   if (nrhs == 0) {  // LAPACK's xLALSD answers -4 (xGELSD passes NRHS on): left to the next xGELSD
-    *why = "the QR; R's SVD on the CPU (NRHS = 0)";
+    *why = "the QR; R's SVD by the next xGELSD (NRHS = 0)";
     return false;
   }
   auto *ormbr = next_ormbr<T>();
   auto *lalsd = next_lalsd<T>();
   if (!ormbr || !lalsd) {
-    *why = "the QR; R's SVD on the CPU (the next LAPACK exports no xLALSD)";
+    *why = "the QR; R's SVD by the next xGELSD (the next LAPACK exports no xLALSD)";
     return false;
   }
   const Decision d =
       choose_fixed_path(long(n), long(bidiagonal_min_n<T>()), cpu_seconds(flops::gebrd<T>(n, n), Prec<T>::letter));
-  if (d.path != Path::gpu) {
-    *why = "the QR; R's SVD on the CPU";
-    return false;
-  }
-  // V: the reduction, all n-by-n of it written by gpu::gebrd, so not
-  // initialised here (0.017 s at n = 2048), and a spare column of zeros:
-  // OpenBLAS 0.3.21's zgemv_n reads past the end of its matrix (test_gelsd's
-  // note), and its xORMBR reads V.
+  *on_gpu = d.path == Path::gpu;
+  // V: the reduction, all n-by-n of it written by gpu::gebrd or copied
+  // from R, so not initialised here (0.017 s at n = 2048), and a spare
+  // column of zeros: OpenBLAS 0.3.21's zgemv_n reads past the end of its
+  // matrix (test_gelsd's note), and its xORMBR reads V.
   std::unique_ptr<T[]> v(new (std::nothrow) T[std::size_t(n) * std::size_t(n + 1)]);
   std::vector<T> tauq, taup;
   std::vector<Real<T>> e;
@@ -205,17 +274,30 @@ bool solve_bidiagonal_on_gpu(lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, 
     taup.resize(std::size_t(n));
     e.resize(std::size_t(n));
   } catch (const std::bad_alloc &) {
-    *why = "the QR; R's SVD on the CPU (no memory for the bidiagonal form)";
+    *why = "the QR; R's SVD by the next xGELSD (no memory for the bidiagonal form)";
     return false;
   }
   phases.mark("allocated");
-  const gpu::Result r = gpu::gebrd(n, a, lda, v.get(), n, s, e.data(), tauq.data(), taup.data());
-  phases.mark("bidiagonal");
-  if (!r.ran) {
-    *why = r.why;
-    *failed = true;
-    return false;
+  if (*on_gpu) {
+    const gpu::Result r = gpu::gebrd(n, a, lda, v.get(), n, s, e.data(), tauq.data(), taup.data());
+    if (!r.ran) {
+      *why = r.why;
+      *failed = true;
+      return false;
+    }
+  } else {
+    for (lint j = 0; j < n; ++j) std::copy(a + j * lda, a + j * lda + n, v.get() + j * n);
+    next_gebrd(n, v.get(), n, s, e.data(), tauq.data(), taup.data(), work, lwork, info);
   }
+  phases.mark("bidiagonal");
+  if (solve_full_rank(n, nrhs, a, lda, b, ldb, s, e.data(), *rcond, rank)) {
+    phases.mark("full rank: S, R X = B");
+    *info = 0;
+    *why = *on_gpu ? "the QR; R's bidiagonal form on the GPU, full rank: S by xBDSQR, X by R's triangular solve"
+                   : "the QR; R's bidiagonal form on the CPU, full rank: S by xBDSQR, X by R's triangular solve";
+    return true;
+  }
+  phases.mark("S (rank below n or near it)");
   const char ct = is_complex<T> ? 'C' : 'T';
   ormbr("Q", "L", &ct, &n, &nrhs, &n, v.get(), &n, tauq.data(), b, &ldb, work, &lwork, info, 1, 1, 1);
   phases.mark("Q**H B");
@@ -227,7 +309,8 @@ bool solve_bidiagonal_on_gpu(lint n, lint nrhs, T *a, lint lda, T *b, lint ldb, 
   phases.mark("xLALSD");
   if (*info == 0) ormbr("P", "L", "N", &n, &nrhs, &n, v.get(), &n, taup.data(), b, &ldb, work, &lwork, info, 1, 1, 1);
   phases.mark("P X");
-  *why = "the QR; R's bidiagonal form on the GPU";
+  *why = *on_gpu ? "the QR; R's bidiagonal form on the GPU, its SVD by xLALSD"
+                 : "the QR; R's bidiagonal form on the CPU, its SVD by xLALSD";
   return true;
 }
 
@@ -305,11 +388,11 @@ void gelsd(const lint *m, const lint *n, const lint *nrhs, T *a, const lint *lda
   const char *why = nullptr;
   bool failed = false;
   Real<T> *rw = is_complex<T> ? rwk.data() : nullptr;
-  if (solve_bidiagonal_on_gpu(N, NR, a, *lda, b, *ldb, s, rcond, rank, wk.data(), lw, rw, iwk.data(), info, &why,
-                              &failed, phases)) {
-    trace.path(std::strncmp(qr_path, "gpu", 3) == 0 || std::strcmp(qr_path, "cpu-resumed") == 0 ? qr_path
-                                                                                                 : "gpu-bidiagonal",
-               why);
+  bool on_gpu = false;
+  if (solve_bidiagonal(N, NR, a, *lda, b, *ldb, s, rcond, rank, wk.data(), lw, rw, iwk.data(), info, &why, &failed,
+                       &on_gpu, phases)) {
+    const bool qr_named = !on_gpu || std::strncmp(qr_path, "gpu", 3) == 0 || std::strcmp(qr_path, "cpu-resumed") == 0;
+    trace.path(qr_named ? qr_path : "gpu-bidiagonal", why);
   } else {
     trace.path(failed ? "cpu-resumed" : qr_path, why);
     next_gelsd(n, n, nrhs, a, lda, b, ldb, s, rcond, rank, wk.data(), &lw, rw, iwk.data(), info);
