@@ -14,12 +14,13 @@
 // m >= MNTHR = 1.6 n): A = QR and B := Q**H B, then the n-by-n problem on
 // R. hqr runs those two through its xGEQRF and xORMQR (on the GPU where
 // their dispatch sends them; they are most of the flops when m >> n). The
-// n-by-n problem on R, whose S, RANK, X and INFO are A's, is LAPACK's next
-// steps: xGEBRD, xORMBR with Q, xLALSD, xORMBR with P. From order
-// bidiagonal_min_n (or HQR_GPU_MIN_N) on, xGEBRD runs on the GPU
-// (gpu::gebrd) and the rest, O(n^2 nrhs), on the CPU: where R has full
-// rank by a margin, S by the next LAPACK's xBDSQR and X by a triangular
-// solve with R (solve_full_rank), else the next LAPACK's routines; below it, or where the GPU fails (R is then untouched), the next
+// n-by-n problem on R, whose S, RANK, X and INFO are A's, starts as
+// LAPACK's next steps do, with xGEBRD: on the GPU (gpu::gebrd) from order
+// bidiagonal_min_n (or HQR_GPU_MIN_N) on, else the next LAPACK's. The rest,
+// O(n^2 nrhs), runs on the CPU: where R has full rank by a margin, S by the
+// next LAPACK's xBDSQR and X by a triangular solve with R
+// (solve_full_rank), else LAPACK's xORMBR with Q, xLALSD, xORMBR with P.
+// With NRHS = 0, or where the GPU fails (R is then untouched), the next
 // LAPACK's xGELSD solves it whole. Rows n+1:m of B keep Q**H B's tail, as in
 // LAPACK (their sum of squares is the residual when RANK = n; numpy reads
 // it). Every other call goes to the next LAPACK unchanged: queries, illegal
@@ -211,12 +212,10 @@ bool solve_full_rank(lint n, lint nrhs, const T *r, lint ldr, T *b, lint ldb, Re
   if (info != 0 || !(sv[std::size_t(n - 1)] > (2 * rcnd + R(n) * eps) * sv[0])) return false;
   for (lint j = 0; j < nrhs; ++j) std::copy(b + j * ldb, b + j * ldb + n, b0.begin() + j * n);
   blas::trsm('L', 'U', 'N', 'N', n, nrhs, T(1), r, ldr, b, ldb);
-  for (lint j = 0; j < nrhs; ++j)
-    for (lint i = 0; i < n; ++i)
-      if (!std::isfinite(std::abs(b[i + j * ldb]))) {
-        for (lint k = 0; k < nrhs; ++k) std::copy(b0.begin() + k * n, b0.begin() + (k + 1) * n, b + k * ldb);
-        return false;
-      }
+  if (any_nonfinite(n, nrhs, b, ldb)) {
+    for (lint j = 0; j < nrhs; ++j) std::copy(b0.begin() + j * n, b0.begin() + (j + 1) * n, b + j * ldb);
+    return false;
+  }
   std::copy(sv.begin(), sv.end(), s);
   *rank = n;
   return true;
