@@ -356,6 +356,48 @@ def main():
                lambda: exact_span([[0, 1, 0], [0, 0, 0], [0, 0, 0], [1, 0, 2], [1, 0, 2]], 1))
         g.done()
 
+        # ---- rcond's one-pass screen (hl._rcond_clear) ----------------------------
+        g = Group("qr_insert %s economic: rcond's one-pass screen never clears what the column-by-column test "
+                  "rejects, and clears well-separated columns" % dt.char)
+        np.random.seed(None)
+        for beta in (1, 1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-13, 1e-16, 0):
+            for rcond in (None, 1e-10, 1e-5, 1e-3, 0.1, 0.45):
+                def screen(beta=beta, rcond=rcond):
+                    m, n, p = 60, 10, 4
+                    x = np.random.standard_normal((m, n)) + (1j * np.random.standard_normal((m, n)) if dt.kind == "c" else 0)
+                    q, r = np.linalg.qr(x.astype(dt))
+                    z = np.random.standard_normal((m, p)) + (1j * np.random.standard_normal((m, p)) if dt.kind == "c" else 0)
+                    u = (q @ np.random.standard_normal((n, p)).astype(dt) + beta * z).astype(dt)
+                    u[:, p - 1] = u[:, 0] + beta * z[:, p - 1]     # the block's last column near its first as well
+                    rc = np.finfo(dt).eps if rcond is None else rcond
+                    norms = np.linalg.norm(u, axis=0)
+                    w = u / norms
+                    cleared = hl._rcond_clear(q, w, q.conj().T @ w, rc)
+                    def verdict():
+                        try:
+                            hl.qr_insert(q, r, u, 3, "col", rcond=rcond)
+                            return "accepted"
+                        except np.linalg.LinAlgError:
+                            return "rejected"
+                    fast = verdict()
+                    clear = hl._rcond_clear
+                    hl._rcond_clear = lambda *a: False         # the column-by-column test alone
+                    try:
+                        full = verdict()
+                    finally:
+                        hl._rcond_clear = clear
+                    if fast != full:
+                        return "with the screen %s, without it %s (screen cleared: %s)" % (fast, full, cleared)
+                    if cleared and full == "rejected":
+                        return "the screen cleared a block the test rejects"
+                    if beta == 1 and rcond in (None, 1e-10) and not cleared:
+                        return "the screen did not clear well-separated columns"
+                    if beta <= 1e-10 and cleared:
+                        return "the screen cleared nearly dependent columns (beta %g)" % beta
+                    return None
+                g.case("beta %g, rcond %s" % (beta, rcond), screen)
+        g.done()
+
         # ---- cho_logdet ---------------------------------------------------------
         g = Group("cho_logdet %s: against numpy's slogdet, the factor with cho_solve, errors" % dt.char)
         for n in (0, 1, 5, 64, 200):

@@ -244,6 +244,8 @@ def _check_rcond(q, u, rcond):
     norms = np.linalg.norm(u, axis=0)
     w = u / np.where(norms == 0, 1, norms)
     s = q.conj().T @ w
+    if norms.all() and _rcond_clear(q, w, s, rcond):
+        return
     y = w - q @ s
     s2 = q.conj().T @ y                      # the second Gram-Schmidt pass
     y -= q @ s2
@@ -256,6 +258,34 @@ def _check_rcond(q, u, rcond):
             raise LinAlgError("One of the columns of u lies in the span of Q. Found "
                               "reciprocal condition number of %s for Q augmented with "
                               "u/||u||." % rc)
+
+
+def _rcond_clear(q, w, s, rcond):
+    """True when no column can fail _check_rcond's test, from one pass over Q
+    (s = Q^H w) instead of its four products with Q and the QR of y (most of a
+    qr_insert's time in numpy when Q is large). C = w^H w - s^H s is, in exact
+    arithmetic with Q orthonormal, y's Gram matrix; its Cholesky pivots are the
+    |y_jj|^2 of the test, each at least C's smallest eigenvalue, and the
+    coefficients' norm is at most ||w|| = 1 there, so rc_j >= |y_jj| / 2. C's
+    rounding errors are below err (s's entries are dot products of length m
+    of unit vectors, each off by m eps at most; s^H s adds n of them times
+    entries of s, whose column sums are at most sqrt(n): 2 m sqrt(n) eps an
+    entry of C, p entries a row bound its norm). If C - (err + (2.2 rcond)^2) I
+    has a Cholesky factor, every rc_j exceeds rcond. Nearly dependent columns,
+    and single precision at large m, fail it and take the test's own steps."""
+    m, n = q.shape
+    p = w.shape[1]
+    eps = np.finfo(w.dtype).eps
+    c = w.conj().T @ w - s.conj().T @ s
+    err = (2 * m * np.sqrt(n) + m + n + p) * p * eps
+    mu = err + (2.2 * rcond) ** 2
+    if not mu < 1:
+        return False
+    try:
+        np.linalg.cholesky(c - mu * np.eye(p, dtype=c.dtype))
+    except LinAlgError:
+        return False
+    return True
 
 
 def qr_insert(Q, R, u, k, which="row", rcond=None, overwrite_qru=False, check_finite=True):
