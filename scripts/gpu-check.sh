@@ -411,8 +411,12 @@ log="$out/gelsd.log"
 HQR_VERBOSE=1 HQR_GPU_MIN_N=0 build/test/test_gelsd >"$log" 2>&1
 rc=$?
 seen=$(grep -c "gelsd .*bidiagonal form on the GPU" "$log")
-if [ $rc = 0 ] && [ "$seen" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
-echo "test_gelsd: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls with the bidiagonal form on the GPU)"
+# Both ends of the bidiagonal form must run after the GPU made it: the
+# full-rank one (xBDSQR and R's triangular solve) and LAPACK's (xLALSD).
+full=$(grep -c "gelsd .*bidiagonal form on the GPU, full rank" "$log")
+lalsd=$(grep -c "gelsd .*bidiagonal form on the GPU, its SVD by xLALSD" "$log")
+if [ $rc = 0 ] && [ "$full" -gt 0 ] && [ "$lalsd" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
+echo "test_gelsd: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $seen calls with the bidiagonal form on the GPU: $full full rank, $lalsd by xLALSD)"
 for f in alloc copy:3 copy:40 kernel:2 kernel:30 sync:3 sync:20; do
   log="$out/gelsd-fault-$f.log"
   HQR_FAULT=$f HQR_VERBOSE=1 HQR_GPU_MIN_N=0 HQR_TEST_FILTER='gelsd_vs_lapack*' build/test/test_gelsd >"$log" 2>&1
@@ -421,7 +425,7 @@ for f in alloc copy:3 copy:40 kernel:2 kernel:30 sync:3 sync:20; do
   if [ $rc = 0 ] && [ "$fired" -gt 0 ]; then r=ok; else r=FAILED; fail=1; fi
   echo "HQR_FAULT=$f test_gelsd: $r ($(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | head -n 1); $fired bidiagonal forms fell back)"
 done
-for t in 'gelsd_vs_lapack<double>' 'gelsd_rank_deficient<std::complex<float>>'; do
+for t in 'gelsd_vs_lapack<double>' 'gelsd_rank_deficient<std::complex<float>>' 'gelsd_rank_threshold<std::complex<double>>'; do
   log="$out/gelsd-memcheck-${t%%<*}.log"
   HQR_TEST_FILTER=$t HQR_GPU_MIN_N=0 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
     build/test/test_gelsd >"$log" 2>&1
