@@ -366,7 +366,7 @@ $(BUILD)/bench_first_call: bench/bench_first_call.cpp $(LIB)
 $(BUILD)/bench_qrupd_cpu: bench/bench_qrupd_cpu.cpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(BUILD) -lhqr -Wl,-rpath,'$$ORIGIN'
 # numpy's row copies through hqr's dcopy_ and OpenBLAS's (CPU only).
-$(BUILD)/bench_blas1: bench/bench_blas1.cpp $(LIB)
+$(BUILD)/bench_blas1: bench/bench_blas1.cpp bench/timing.hpp $(LIB)
 	$(CXX) $(BENCH_FLAGS) $< -o $@ -L$(BUILD) -lhqr -ldl -Wl,-rpath,'$$ORIGIN'
 # The economy-form updates (CPU only: no CUDA needed); dlopens qrupdate.
 $(BUILD)/bench_qrupd_econ: bench/bench_qrupd_econ.cpp bench/timing.hpp bench/qrupdate.hpp $(LIB)

@@ -16,8 +16,6 @@
 #include <dlfcn.h>
 #include <sys/mman.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,22 +24,21 @@
 #include <vector>
 
 #include "hqr.h"
+#include "timing.hpp"
 
 extern "C" void dcopy_(const lapack_int *, const double *, const lapack_int *, double *, const lapack_int *);
 
 namespace {
 using Copy = void(const lapack_int *, const double *, const lapack_int *, double *, const lapack_int *);
 
-double pass(Copy *copy, bool in, lapack_int n, double *a, double *b) {
+void pass(Copy *copy, bool in, lapack_int n, double *a, double *b) {
   const lapack_int one = 1;
-  const auto t0 = std::chrono::steady_clock::now();
   for (lapack_int j = 0; j < n; ++j) {
     if (in)
       copy(&n, a + j, &n, b + std::size_t(j) * n, &one);
     else
       copy(&n, b + std::size_t(j) * n, &one, a + j, &n);
   }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // The floor for numpy's pattern: the same element copies in the same order
@@ -49,35 +46,26 @@ double pass(Copy *copy, bool in, lapack_int n, double *a, double *b) {
 // every column, as hqr's ranges), but one parallel loop over the whole pass,
 // with no call, hand-off or wait between columns. What a copy routine that
 // must finish each of numpy's calls before it returns cannot go below.
-double floor_pass(bool in, lapack_int n, double *a, double *b, int threads) {
-  const std::size_t nn = std::size_t(n);
-  const auto t0 = std::chrono::steady_clock::now();
+void floor_pass(bool in, lapack_int n, double *a, double *b, int threads) {
+  const std::ptrdiff_t nn = n;
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([=] {
-      const std::size_t i0 = nn * t / threads, i1 = nn * (t + 1) / threads;
-      for (std::size_t j = 0; j < nn; ++j) {
-        double *col = b + j * nn;
-        std::size_t i = i0;
+      const std::ptrdiff_t i0 = nn * t / threads, i1 = nn * (t + 1) / threads;
+      for (std::ptrdiff_t j = 0; j < nn; ++j) {
+        // element i: x[i * ix] to y[i * iy]; numpy's row a row apart
+        const double *x = in ? a + j : b + j * nn;
+        double *y = in ? b + j * nn : a + j;
+        const std::ptrdiff_t ix = in ? nn : 1, iy = in ? 1 : nn;
+        std::ptrdiff_t i = i0;
         for (; i + 4 <= i1; i += 4) {  // four misses in flight, as hqr's loop
-          if (in) {
-            const double x0 = a[i * nn + j], x1 = a[(i + 1) * nn + j], x2 = a[(i + 2) * nn + j],
-                         x3 = a[(i + 3) * nn + j];
-            col[i] = x0, col[i + 1] = x1, col[i + 2] = x2, col[i + 3] = x3;
-          } else {
-            const double x0 = col[i], x1 = col[i + 1], x2 = col[i + 2], x3 = col[i + 3];
-            a[i * nn + j] = x0, a[(i + 1) * nn + j] = x1, a[(i + 2) * nn + j] = x2, a[(i + 3) * nn + j] = x3;
-          }
+          const double x0 = x[i * ix], x1 = x[(i + 1) * ix], x2 = x[(i + 2) * ix], x3 = x[(i + 3) * ix];
+          y[i * iy] = x0, y[(i + 1) * iy] = x1, y[(i + 2) * iy] = x2, y[(i + 3) * iy] = x3;
         }
-        for (; i < i1; ++i)
-          if (in)
-            col[i] = a[i * nn + j];
-          else
-            a[i * nn + j] = col[i];
+        for (; i < i1; ++i) y[i * iy] = x[i * ix];
       }
     });
   for (auto &th : pool) th.join();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 }  // namespace
 
@@ -112,22 +100,14 @@ int main(int argc, char **argv) {
       if (std::strncmp(line, "AnonHugePages:", 14) == 0) std::printf("# %s", line);
     std::fclose(f);
   }
-  // The floor's threads: as many as hqr's pool (HQR_CPU_THREADS, else every core).
-  const char *ct = std::getenv("HQR_CPU_THREADS");
-  const int threads = std::max(1, ct && std::atoi(ct) > 0 ? std::atoi(ct) : int(std::thread::hardware_concurrency()));
+  const int threads = host_threads();  // the floor's: as many as hqr's pool
   for (bool in : {true, false}) {
     double best[2] = {0, 0};
     bool right = true;
     for (int who = 0; who < 2; ++who) {
       Copy *f = who == 0 ? dcopy_ : peer;
       if (!f) continue;
-      std::vector<double> t;
-      for (int r = 0; r <= reps; ++r) {
-        const double s = pass(f, in, n, a, b.data());
-        if (r > 0) t.push_back(s);
-      }
-      std::sort(t.begin(), t.end());
-      best[who] = t[t.size() / 2];
+      best[who] = median_time(reps, [] {}, [&] { pass(f, in, n, a, b.data()); });
       if (who == 0) {  // hqr's result against the values a was filled with
         for (std::size_t j = 0; j < std::size_t(n) && right; ++j)
           for (std::size_t i = 0; i < std::size_t(n); ++i) {
@@ -136,13 +116,7 @@ int main(int argc, char **argv) {
           }
       }
     }
-    std::vector<double> tf;
-    for (int r = 0; r <= reps; ++r) {
-      const double s = floor_pass(in, n, a, b.data(), threads);
-      if (r > 0) tf.push_back(s);
-    }
-    std::sort(tf.begin(), tf.end());
-    const double fl = tf[tf.size() / 2];
+    const double fl = median_time(reps, [] {}, [&] { floor_pass(in, n, a, b.data(), threads); });
     std::printf("dcopy %-4s n=%-6ld | hqr %8.3f s (%6.1f us/call) | %s %8.3f s (x %5.2f) | floor %8.3f s (%d threads; "
                 "hqr/floor %4.2f) | %s\n",
                 in ? "in" : "out", long(n), best[0], best[0] / n * 1e6, peer ? "openblas" : "-", best[1],

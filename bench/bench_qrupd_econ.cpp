@@ -70,12 +70,6 @@ namespace {
 
 using idx = std::ptrdiff_t;
 
-int threads_used() {
-  const char *v = std::getenv("HQR_CPU_THREADS");
-  const int n = v ? std::atoi(v) : 0;
-  return n > 0 ? n : int(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 // fn(t, r0, r1) on `threads` contiguous row ranges of [0, m), one thread each.
 void parallel_rows(idx m, int threads, const std::function<void(int, idx, idx)> &fn) {
   std::vector<std::thread> pool;
@@ -447,7 +441,7 @@ int main(int argc, char **argv) {
     }
   }
   if (m < n + pc || pc > n || n < 1) return std::fprintf(stderr, "need n >= pc and m >= n + pc\n"), 2;
-  const int threads = threads_used();
+  const int threads = host_threads();
   const Case cases[] = {
       {"addcols-1", Op::addcols, pc, 1},
       {"addcols-end", Op::addcols, pc, 0},

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,14 @@ inline Timing median_timing(int reps, const std::function<void()> &prep, const s
     t.push_back(seconds(run));
   }
   return {median(t), false};
+}
+
+// Threads for a benchmark's own parallel loops: HQR_CPU_THREADS (as hqr's
+// CPU passes and copy pool take it), else every core.
+inline int host_threads() {
+  const char *v = std::getenv("HQR_CPU_THREADS");
+  const int n = v ? std::atoi(v) : 0;
+  return n > 0 ? n : int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 #define CK(x)                                                                       \

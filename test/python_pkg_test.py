@@ -359,15 +359,16 @@ def main():
         # ---- rcond's one-pass screen (hl._rcond_clear) ----------------------------
         g = Group("qr_insert %s economic: rcond's one-pass screen never clears what the column-by-column test "
                   "rejects, and clears well-separated columns" % dt.char)
-        np.random.seed(None)
+        rng = np.random.default_rng()                       # fresh data every run
+        def gauss(*shape):
+            return rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if dt.kind == "c" else 0)
         for beta in (1, 1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-13, 1e-16, 0):
             for rcond in (None, 1e-10, 1e-5, 1e-3, 0.1, 0.45):
                 def screen(beta=beta, rcond=rcond):
                     m, n, p = 60, 10, 4
-                    x = np.random.standard_normal((m, n)) + (1j * np.random.standard_normal((m, n)) if dt.kind == "c" else 0)
-                    q, r = np.linalg.qr(x.astype(dt))
-                    z = np.random.standard_normal((m, p)) + (1j * np.random.standard_normal((m, p)) if dt.kind == "c" else 0)
-                    u = (q @ np.random.standard_normal((n, p)).astype(dt) + beta * z).astype(dt)
+                    q, r = np.linalg.qr(gauss(m, n).astype(dt))
+                    z = gauss(m, p)
+                    u = (q @ rng.standard_normal((n, p)).astype(dt) + beta * z).astype(dt)
                     u[:, p - 1] = u[:, 0] + beta * z[:, p - 1]     # the block's last column near its first as well
                     rc = np.finfo(dt).eps if rcond is None else rcond
                     norms = np.linalg.norm(u, axis=0)
